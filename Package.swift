@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "SwiftyCache",
+    // `Mutex` from the Synchronization module sets the Apple floor.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "SwiftyCacheCore", targets: ["SwiftyCacheCore"]),
+        .library(name: "SwiftyCacheCodable", targets: ["SwiftyCacheCodable"]),
+    ],
+    targets: [
+        .target(name: "SwiftyCacheCore", swiftSettings: strictSettings),
+        .target(name: "SwiftyCacheCodable", dependencies: ["SwiftyCacheCore"], swiftSettings: strictSettings),
+        .target(
+            name: "SwiftyCacheTestSupport",
+            dependencies: ["SwiftyCacheCore"],
+            path: "Tests/SwiftyCacheTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SwiftyCacheCoreTests",
+            dependencies: ["SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,162 @@
+/// What every part of the engine needs to touch the disk: the file system, the directory
+/// and the file naming scheme. Immutable, so it is shared freely outside the lock.
+struct CacheEnvironment: Sendable {
+    let fileSystem: any FileSystem
+    /// The cache directory, without a trailing slash.
+    let directoryPath: String
+    let appVersion: Int
+    let valueCount: Int
+    /// Whether commits `fsync` value files, the journal and the directory.
+    let syncsWrites: Bool
+
+    var journalPath: String { path(Journal.fileName) }
+    var temporaryJournalPath: String { path(Journal.temporaryFileName) }
+    var backupJournalPath: String { path(Journal.backupFileName) }
+    var lockPath: String { path(Journal.lockFileName) }
+
+    func path(_ name: String) -> String { directoryPath + "/" + name }
+
+    /// `key.slot`: the committed value of one slot.
+    func cleanPath(_ key: String, _ slot: Int) -> String {
+        directoryPath + "/" + key + "." + String(slot)
+    }
+
+    /// `key.slot.tmp`: the value an editor is writing.
+    func dirtyPath(_ key: String, _ slot: Int) -> String {
+        directoryPath + "/" + key + "." + String(slot) + ".tmp"
+    }
+
+    /// Writes all of `bytes`, looping over short writes.
+    func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try fileSystem.write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            // A write that makes no progress would loop forever; report it as an I/O error.
+            guard written > 0 else { throw SystemCallError(call: "write", errno: Errno.io) }
+            offset += written
+        }
+    }
+
+    /// Writes all of `bytes`.
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
+        // A non-throwing closure: typed throws through `withUnsafeBytes` crashes Swift 6.3's IRGen.
+        let result: Result<Void, SystemCallError> = bytes.withUnsafeBytes { buffer in
+            do throws(SystemCallError) {
+                try writeAll(fd, buffer)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// Reads a whole small file (the journal) into memory.
+    func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
+        let fd = try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
+        defer { try? fileSystem.close(fd) }
+        var bytes: [UInt8] = []
+        let chunkSize = 64 << 10
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { chunk.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let count = try fileSystem.read(fd, into: chunk, at: offset)
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+            offset += Int64(count)
+        }
+    }
+
+    /// Removes a file, treating "already gone" as success.
+    func removeFileIfPresent(_ path: String) throws(SystemCallError) {
+        do {
+            try fileSystem.unlink(path)
+        } catch where error.errno == Errno.noEntry {
+            return
+        }
+    }
+
+    /// Creates the directory and any missing parents, the ones it creates with mode 0700.
+    func createDirectory() throws(CacheError) {
+        var prefix = directoryPath.hasPrefix("/") ? "" : "."
+        for component in directoryPath.split(separator: "/") {
+            prefix += "/" + component
+            do {
+                try fileSystem.mkdir(prefix, mode: FileModes.directory)
+            } catch where error.errno == Errno.exists {
+                continue
+            } catch where error.errno == Errno.notDirectory {
+                throw CacheError(
+                    code: .invalidConfiguration, message: "a component of the cache path is not a directory",
+                    path: prefix, operation: "open", cause: error)
+            } catch {
+                throw CacheError.io(error, operation: "create directory", path: prefix)
+            }
+        }
+        let kind: FileKind?
+        do {
+            kind = try fileSystem.kind(of: directoryPath)
+        } catch {
+            throw CacheError.io(error, operation: "open", path: directoryPath)
+        }
+        // A symbolic link is accepted here: the user chose that path. The cache never follows
+        // links *inside* the directory.
+        guard kind == .directory || kind == .symbolicLink else {
+            throw CacheError(
+                code: .invalidConfiguration, message: "the cache path exists and is not a directory",
+                path: directoryPath, operation: "open")
+        }
+    }
+
+    /// Opens the lock file and takes its exclusive advisory lock.
+    func acquireLock() throws(CacheError) -> Int32 {
+        let fd: Int32
+        do {
+            fd = try fileSystem.open(lockPath, flags: OpenFlags.lockFile, mode: FileModes.file)
+        } catch {
+            throw CacheError.io(error, operation: "lock directory", path: lockPath)
+        }
+        do {
+            try fileSystem.lockExclusively(fd)
+            return fd
+        } catch {
+            try? fileSystem.close(fd)
+            if error.errno == Errno.wouldBlock {
+                throw CacheError(
+                    code: .directoryLocked,
+                    message: "another DiskLRUCache, in this process or another, has this directory open; close it first",
+                    path: directoryPath, operation: "open", cause: error)
+            }
+            throw CacheError.io(error, operation: "lock directory", path: lockPath)
+        }
+    }
+
+    /// Deletes everything in the directory except the lock file, recursing into folders
+    /// without following symbolic links. Errors on single files are ignored: what cannot be
+    /// deleted is overwritten or swept later.
+    func emptyDirectory(keepingLock: Bool) {
+        removeContents(of: directoryPath, keepingLock: keepingLock)
+    }
+
+    private func removeContents(of path: String, keepingLock: Bool) {
+        guard let names = try? fileSystem.contentsOfDirectory(path) else { return }
+        for name in names {
+            if keepingLock && path == directoryPath && name == Journal.lockFileName { continue }
+            let child = path + "/" + name
+            if (try? fileSystem.kind(of: child)) == .directory {
+                removeContents(of: child, keepingLock: false)
+                try? fileSystem.rmdir(child)
+            } else {
+                try? fileSystem.unlink(child)
+            }
+        }
+    }
+
+    /// Flushes the directory itself, so that renames and creations in it survive a power loss.
+    func syncDirectory() throws(SystemCallError) {
+        let fd = try fileSystem.open(directoryPath, flags: OpenFlags.directory, mode: 0)
+        defer { try? fileSystem.close(fd) }
+        try fileSystem.fsync(fd)
+    }
+}

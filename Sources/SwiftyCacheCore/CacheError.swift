@@ -1,0 +1,132 @@
+/// The one error type the cache engine throws.
+///
+/// Match on ``code`` to handle a kind of failure; read ``description`` (or ``message``,
+/// ``key``, ``path``, ``operation`` and ``cause``) to report it:
+///
+/// ```swift
+/// do { try cache.setData([a, b], forKey: "k") }
+/// catch let error as CacheError where error.code == .editInProgress { retryLater() }
+/// ```
+public struct CacheError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. A struct over a private enum, so new codes can be added
+    /// without breaking `switch` statements in client code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Sendable {
+            case invalidKey = "invalid key"
+            case wrongValueCount = "wrong value count"
+            case slotOutOfRange = "slot out of range"
+            case cacheClosed = "cache closed"
+            case editInProgress = "edit in progress"
+            case directoryLocked = "directory locked"
+            case invalidConfiguration = "invalid configuration"
+            case ioFailure = "I/O failure"
+            case journalUnavailable = "journal unavailable"
+            case entryNotFound = "entry not found"
+            case incompleteEntry = "incomplete entry"
+            case editorFinished = "editor finished"
+            case editorDetached = "editor detached"
+            case corruptValue = "corrupt value"
+            case snapshotClosed = "snapshot closed"
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// A key that does not match `[a-z0-9_-]{1,120}`.
+        public static let invalidKey = Code(.invalidKey)
+        /// A call passed more or fewer values than the cache's `valueCount`.
+        public static let wrongValueCount = Code(.wrongValueCount)
+        /// A slot index outside `0..<valueCount`.
+        public static let slotOutOfRange = Code(.slotOutOfRange)
+        /// The cache was closed or deleted.
+        public static let cacheClosed = Code(.cacheClosed)
+        /// Another editor holds the key.
+        public static let editInProgress = Code(.editInProgress)
+        /// Another `DiskLRUCache`, in this process or another, has the directory open.
+        public static let directoryLocked = Code(.directoryLocked)
+        /// A parameter such as `valueCount` or `maxSize` is out of range, or the directory path
+        /// names something that is not a directory.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// A system call failed; ``CacheError/cause`` holds the ``SystemCallError``.
+        public static let ioFailure = Code(.ioFailure)
+        /// An earlier journal write failed and the journal could not be rebuilt yet, so the
+        /// cache refuses edits; reads still work.
+        public static let journalUnavailable = Code(.journalUnavailable)
+        /// A partial write named a key that has no entry.
+        public static let entryNotFound = Code(.entryNotFound)
+        /// A new entry was committed without a value in every slot.
+        public static let incompleteEntry = Code(.incompleteEntry)
+        /// The editor was already committed or aborted.
+        public static let editorFinished = Code(.editorFinished)
+        /// The entry was removed, or the cache closed, while the editor was open.
+        public static let editorDetached = Code(.editorDetached)
+        /// A value file does not hold the bytes the journal recorded.
+        public static let corruptValue = Code(.corruptValue)
+        /// The snapshot was closed before this read.
+        public static let snapshotClosed = Code(.snapshotClosed)
+
+        public var description: String { value.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A sentence describing the failure and, where there is one, the remedy.
+    public var message: String
+    /// The cache key concerned, if any.
+    public var key: String?
+    /// The file concerned, if any.
+    public var path: String?
+    /// The cache operation that failed, such as `"commit"` or `"open"`.
+    public var operation: String?
+    /// The underlying error, typically a ``SystemCallError``.
+    public var cause: (any Error)?
+
+    public init(
+        code: Code, message: String, key: String? = nil, path: String? = nil,
+        operation: String? = nil, cause: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.key = key
+        self.path = path
+        self.operation = operation
+        self.cause = cause
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        var context: [String] = []
+        if let operation { context.append("operation: \(operation)") }
+        if let key { context.append("key: \(key)") }
+        if let path { context.append("path: \(path)") }
+        if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
+        if let cause { text += ": \(cause)" }
+        return text
+    }
+}
+
+extension CacheError {
+    /// A failed system call during `operation` on `path`.
+    static func io(_ cause: any Error, operation: String, path: String, key: String? = nil) -> CacheError {
+        if let error = cause as? CacheError { return error }
+        let message = (cause as? SystemCallError).map { "\($0.call) failed: \($0.errnoText)" } ?? "\(cause)"
+        return CacheError(code: .ioFailure, message: message, key: key, path: path, operation: operation, cause: cause)
+    }
+
+    static func invalidKey(_ key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .invalidKey,
+            message: "keys must match [a-z0-9_-]{1,120}, got \(String(reflecting: key))",
+            key: key, operation: operation)
+    }
+
+    static func closed(operation: String, key: String? = nil) -> CacheError {
+        CacheError(code: .cacheClosed, message: "the cache is closed", key: key, operation: operation)
+    }
+
+    static func slotOutOfRange(_ index: Int, valueCount: Int, key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .slotOutOfRange, message: "slot \(index) is outside 0..<\(valueCount)",
+            key: key, operation: operation)
+    }
+}

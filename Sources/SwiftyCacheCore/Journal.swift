@@ -1,0 +1,217 @@
+/// The journal: the cache's append-only record of every change, in the format of the Java
+/// `DiskLruCache` (Android's libcore, JakeWharton/DiskLruCache, OkHttp), byte for byte.
+///
+/// A journal looks like this:
+///
+///     libcore.io.DiskLruCache
+///     1
+///     100
+///     2
+///
+///     CLEAN 3400330d1dfc7f3f7f4b8d4d803dfcf6 832 21054
+///     DIRTY 335c4c6028171cfddfbaae1a9c313c52
+///     CLEAN 335c4c6028171cfddfbaae1a9c313c52 3934 2342
+///     REMOVE 335c4c6028171cfddfbaae1a9c313c52
+///     DIRTY 1ab96a171faeeee38496d8b330771a7a
+///     CLEAN 1ab96a171faeeee38496d8b330771a7a 1600 234
+///     READ 335c4c6028171cfddfbaae1a9c313c52
+///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6
+///
+/// The first five lines are the header: the magic string, the journal version (`1`), the
+/// application's version, the number of value slots per entry, and a blank line. Each later
+/// line records one state change of one entry:
+///
+/// - `DIRTY key`: an edit started. A `CLEAN` or `REMOVE` of the same key must follow; when
+///   neither does (a crash mid-edit), opening the cache deletes the entry's files.
+/// - `CLEAN key len0 len1 …`: an edit was committed, or an edit of an existing entry aborted;
+///   one decimal byte length per slot.
+/// - `REMOVE key`: the entry was removed, evicted, or its creation aborted.
+/// - `READ key`: the entry was read; it only moves the entry in LRU order.
+///
+/// Value files are named `key.0`, `key.1`, …; an edit writes `key.i.tmp` and renames it over
+/// `key.i` when it commits. The journal is rewritten compactly (see ``Journal/rebuildThreshold``)
+/// into `journal.tmp`, which replaces `journal` while the old one is kept as `journal.bkp`.
+enum Journal {
+    static let fileName = "journal"
+    static let temporaryFileName = "journal.tmp"
+    static let backupFileName = "journal.bkp"
+    /// The advisory lock file; not part of the Java format, and ignored by it.
+    static let lockFileName = "journal.lock"
+    static let magic = "libcore.io.DiskLruCache"
+    static let version = "1"
+    /// Redundant lines that must accumulate (and outnumber live entries) before a rebuild.
+    static let rebuildThreshold = 2000
+    static let maximumKeyLength = 120
+
+    static func header(appVersion: Int, valueCount: Int) -> String {
+        "\(magic)\n\(version)\n\(appVersion)\n\(valueCount)\n\n"
+    }
+
+    /// Whether `key` matches `[a-z0-9_-]{1,120}`.
+    static func isValidKey(_ key: String) -> Bool {
+        var count = 0
+        for byte in key.utf8 {
+            count += 1
+            if count > maximumKeyLength || !isKeyByte(byte) { return false }
+        }
+        return count > 0
+    }
+
+    @inline(__always)
+    static func isKeyByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    enum Operation: Equatable {
+        case clean(lengths: [Int])
+        case dirty
+        case remove
+        case read
+    }
+
+    /// Why a journal could not be replayed. The cache answers by emptying its directory.
+    struct Corruption: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The result of parsing a whole journal file.
+    struct Contents {
+        /// Body lines in order: key and operation.
+        var records: [(key: String, operation: Operation)]
+        /// Whether the file ended with a line that has no newline (a torn write); that line is
+        /// ignored and the journal must be rebuilt before anything is appended.
+        var hasUnterminatedLine: Bool
+    }
+
+    /// Parses a journal written for `appVersion` and `valueCount`.
+    ///
+    /// - Throws: ``Corruption`` for a header that does not match or a malformed line.
+    /// - Complexity: O(n) in the file's size.
+    static func parse(_ bytes: [UInt8], appVersion: Int, valueCount: Int) throws(Corruption) -> Contents {
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        let newline = UInt8(ascii: "\n")
+        bytes.withUnsafeBufferPointer { buffer in
+            for i in 0..<buffer.count where buffer[i] == newline {
+                lines.append(bytes[start..<i])
+                start = i + 1
+            }
+        }
+        let hasUnterminatedLine = start < bytes.count
+        let expectedHeader = [magic, version, String(appVersion), String(valueCount), ""]
+        guard lines.count >= expectedHeader.count else {
+            throw Corruption(description: "the journal header is incomplete")
+        }
+        for (i, expected) in expectedHeader.enumerated() where !lines[i].elementsEqual(expected.utf8) {
+            throw Corruption(
+                description: "unexpected journal header line \(i + 1): expected \(String(reflecting: expected)), found \(String(reflecting: String(decoding: lines[i], as: UTF8.self)))")
+        }
+        var records: [(key: String, operation: Operation)] = []
+        records.reserveCapacity(lines.count - expectedHeader.count)
+        for line in lines.dropFirst(expectedHeader.count) {
+            guard let record = parseLine(line, valueCount: valueCount) else {
+                let text = String(decoding: line.prefix(200), as: UTF8.self)
+                throw Corruption(description: "unexpected journal line: \(String(reflecting: text))")
+            }
+            records.append(record)
+        }
+        return Contents(records: records, hasUnterminatedLine: hasUnterminatedLine)
+    }
+
+    /// Parses one body line; `nil` when it is malformed.
+    static func parseLine(_ line: ArraySlice<UInt8>, valueCount: Int) -> (key: String, operation: Operation)? {
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = line.firstIndex(of: space) else { return nil }
+        let verb = line[line.startIndex..<firstSpace]
+        let rest = line[(firstSpace + 1)...]
+        let keyEnd = rest.firstIndex(of: space) ?? rest.endIndex
+        let keyBytes = rest[rest.startIndex..<keyEnd]
+        guard !keyBytes.isEmpty, keyBytes.count <= maximumKeyLength, keyBytes.allSatisfy(isKeyByte) else {
+            return nil
+        }
+        let key = String(decoding: keyBytes, as: UTF8.self)
+        let hasArguments = keyEnd != rest.endIndex
+        switch verb.count {
+        case 5 where verb.elementsEqual("CLEAN".utf8):
+            guard hasArguments else { return nil }
+            var lengths: [Int] = []
+            lengths.reserveCapacity(valueCount)
+            var value = 0
+            var digits = 0
+            for byte in rest[(keyEnd + 1)...] {
+                if byte == space {
+                    guard digits > 0 else { return nil }
+                    lengths.append(value)
+                    value = 0
+                    digits = 0
+                } else {
+                    // At most 18 digits: no overflow, and no value file is that large.
+                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 18 else { return nil }
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                    digits += 1
+                }
+            }
+            guard digits > 0 else { return nil }
+            lengths.append(value)
+            guard lengths.count == valueCount else { return nil }
+            return (key, .clean(lengths: lengths))
+        case 5 where verb.elementsEqual("DIRTY".utf8):
+            return hasArguments ? nil : (key, .dirty)
+        case 6 where verb.elementsEqual("REMOVE".utf8):
+            return hasArguments ? nil : (key, .remove)
+        case 4 where verb.elementsEqual("READ".utf8):
+            return hasArguments ? nil : (key, .read)
+        default:
+            return nil
+        }
+    }
+
+    /// Appends the journal line for `operation` on `key`, newline included, to `buffer`.
+    static func appendLine(_ operation: Operation, key: String, to buffer: inout [UInt8]) {
+        switch operation {
+        case .clean(let lengths):
+            buffer.append(contentsOf: "CLEAN ".utf8)
+            buffer.append(contentsOf: key.utf8)
+            for length in lengths {
+                buffer.append(UInt8(ascii: " "))
+                appendDecimal(length, to: &buffer)
+            }
+        case .dirty:
+            buffer.append(contentsOf: "DIRTY ".utf8)
+            buffer.append(contentsOf: key.utf8)
+        case .remove:
+            buffer.append(contentsOf: "REMOVE ".utf8)
+            buffer.append(contentsOf: key.utf8)
+        case .read:
+            buffer.append(contentsOf: "READ ".utf8)
+            buffer.append(contentsOf: key.utf8)
+        }
+        buffer.append(UInt8(ascii: "\n"))
+    }
+
+    private static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+        guard value > 0 else {
+            buffer.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var remaining = value
+        withUnsafeMutableBytes(of: &digits) { storage in
+            while remaining > 0 {
+                storage[count] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+                count += 1
+            }
+            for i in stride(from: count - 1, through: 0, by: -1) { buffer.append(storage[i]) }
+        }
+    }
+}

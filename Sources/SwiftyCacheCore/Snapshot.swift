@@ -1,0 +1,188 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import Synchronization
+
+/// The values of one entry as they were when the snapshot was taken.
+///
+/// A snapshot holds its value files open, so later edits, removals and evictions do not
+/// change what it reads (on POSIX a replaced or deleted file stays readable through an open
+/// descriptor). ``close()`` releases the files; so does releasing the snapshot.
+public final class Snapshot: Sendable {
+    /// The entry's key.
+    public let key: String
+    /// The byte length of each slot.
+    public let lengths: [Int]
+    let sequenceNumber: UInt64
+    private let cache: DiskLRUCache
+    /// `nil` once closed. The lock also keeps `close()` from racing a read.
+    private let descriptors: Mutex<[Int32]?>
+
+    init(cache: DiskLRUCache, key: String, sequenceNumber: UInt64, lengths: [Int], descriptors: [Int32]) {
+        self.cache = cache
+        self.key = key
+        self.sequenceNumber = sequenceNumber
+        self.lengths = lengths
+        self.descriptors = Mutex(descriptors)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// The number of slots.
+    public var valueCount: Int { lengths.count }
+
+    /// The byte length of slot `index`.
+    ///
+    /// - Throws: ``CacheError/Code/slotOutOfRange``.
+    public func length(at index: Int) throws -> Int {
+        try checkSlot(index, operation: "length")
+        return lengths[index]
+    }
+
+    /// Reads all of slot `index`.
+    ///
+    /// - Throws: ``CacheError/Code/slotOutOfRange``, ``CacheError/Code/snapshotClosed``,
+    ///   ``CacheError/Code/ioFailure``, or ``CacheError/Code/corruptValue`` if the file is
+    ///   shorter than the journal recorded.
+    public func data(at index: Int) throws -> Data {
+        try checkSlot(index, operation: "read")
+        let length = lengths[index]
+        var data = Data(count: length)
+        try data.withUnsafeMutableBytes { buffer in
+            let read = try read(slot: index, into: buffer, at: 0)
+            guard read == length else {
+                throw CacheError(
+                    code: .corruptValue, message: "the value file holds \(read) bytes, the journal recorded \(length)",
+                    key: key, path: cache.environment.cleanPath(key, index), operation: "read")
+            }
+        }
+        return data
+    }
+
+    /// Reads slot `index` as a string; `nil` if its bytes are not valid in `encoding`.
+    ///
+    /// - Throws: The errors of ``data(at:)``.
+    public func string(at index: Int, encoding: String.Encoding = .utf8) throws -> String? {
+        String(data: try data(at: index), encoding: encoding)
+    }
+
+    /// A reader that streams slot `index` in pieces, for values too large to hold in memory.
+    ///
+    /// - Throws: ``CacheError/Code/slotOutOfRange``.
+    public func reader(at index: Int) throws -> SlotReader {
+        try checkSlot(index, operation: "read")
+        return SlotReader(snapshot: self, slot: index)
+    }
+
+    /// An editor for this entry, or `nil` if the entry changed since the snapshot was taken
+    /// (committed, removed or evicted) or another editor holds it.
+    ///
+    /// - Throws: The errors of ``DiskLRUCache/edit(_:)``.
+    public func edit() throws -> Editor? {
+        try cache.beginEdit(key: key, expectedSequenceNumber: sequenceNumber, requiresEntry: false)
+    }
+
+    /// Closes the value files. Reads after this throw ``CacheError/Code/snapshotClosed``.
+    public func close() {
+        let fileSystem = cache.environment.fileSystem
+        descriptors.withLock { descriptors in
+            for fd in descriptors ?? [] { try? fileSystem.close(fd) }
+            descriptors = nil
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes of a slot at `offset`; fewer only at the end of the file.
+    func read(slot: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        let environment = cache.environment
+        return try descriptors.withLock { descriptors in
+            guard let descriptors else {
+                throw CacheError(
+                    code: .snapshotClosed, message: "the snapshot was closed", key: key, operation: "read")
+            }
+            var total = 0
+            while total < buffer.count {
+                let count: Int
+                do {
+                    count = try environment.fileSystem.read(
+                        descriptors[slot], into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]),
+                        at: Int64(offset + total))
+                } catch {
+                    throw CacheError.io(error, operation: "read", path: environment.cleanPath(key, slot), key: key)
+                }
+                if count == 0 { break }
+                total += count
+            }
+            return total
+        }
+    }
+
+    private func checkSlot(_ index: Int, operation: String) throws {
+        guard lengths.indices.contains(index) else {
+            throw CacheError.slotOutOfRange(index, valueCount: lengths.count, key: key, operation: operation)
+        }
+    }
+}
+
+/// Streams one slot of a ``Snapshot`` in pieces.
+public final class SlotReader {
+    private let snapshot: Snapshot
+    private let slot: Int
+    /// The number of bytes read so far.
+    public private(set) var offset = 0
+
+    init(snapshot: Snapshot, slot: Int) {
+        self.snapshot = snapshot
+        self.slot = slot
+    }
+
+    /// The slot's total length.
+    public var length: Int { snapshot.lengths[slot] }
+
+    /// Reads the next piece, at most `count` bytes; empty at the end.
+    ///
+    /// - Throws: ``CacheError/Code/snapshotClosed`` or ``CacheError/Code/ioFailure``.
+    public func read(upToCount count: Int) throws -> Data {
+        let wanted = max(0, min(count, length - offset))
+        guard wanted > 0 else { return Data() }
+        var data = Data(count: wanted)
+        let read = try data.withUnsafeMutableBytes { buffer in
+            try snapshot.read(slot: slot, into: buffer, at: offset)
+        }
+        offset += read
+        if read < wanted { data.removeSubrange(read...) }
+        return data
+    }
+}
+
+/// The committed entries' snapshots, opened lazily; see ``DiskLRUCache/snapshots()``.
+public struct SnapshotSequence: Sequence, Sendable {
+    let cache: DiskLRUCache
+    let keys: [String]
+
+    public func makeIterator() -> Iterator {
+        Iterator(cache: cache, keys: keys[...])
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let cache: DiskLRUCache
+        var keys: ArraySlice<String>
+
+        /// The next entry's snapshot; entries removed since the sequence was made, and any
+        /// that fail to open, are skipped.
+        public mutating func next() -> Snapshot? {
+            while let key = keys.popFirst() {
+                let cache = self.cache
+                if let snapshot = try? cache.locked(operation: "snapshots", key: key, { state in
+                    try cache.openSnapshot(key: key, recordingRead: false, in: &state)
+                }) {
+                    return snapshot
+                }
+            }
+            return nil
+        }
+    }
+}

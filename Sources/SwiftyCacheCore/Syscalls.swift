@@ -1,0 +1,204 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#else
+#error("Unsupported platform")
+#endif
+
+/// A failed system call: its name and `errno`.
+public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The system call that failed, such as `"rename"`.
+    public var call: String
+    /// The `errno` value it set.
+    public var errno: Int32
+
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    /// The platform's text for `errno`, such as "No space left on device".
+    public var errnoText: String {
+        guard let text = strerror(errno) else { return "errno \(errno)" }
+        return String(cString: text)
+    }
+
+    public var description: String { "\(call): \(errnoText) (errno \(errno))" }
+}
+
+/// The kinds of directory entry the cache cares about.
+package enum FileKind: Sendable {
+    case regular, directory, symbolicLink, other
+}
+
+/// The file-system calls the engine makes, and nothing else.
+///
+/// Every byte the cache reads or writes and every name it changes goes through one of these
+/// functions, so a test can fail the Nth call with `ENOSPC` or `EIO` (see
+/// `FaultInjectingFileSystem` in the test support target). Each call maps to one system call
+/// and retries `EINTR`; none buffers.
+package protocol FileSystem: Sendable {
+    func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32
+    func close(_ fd: Int32) throws(SystemCallError)
+    /// Writes from `buffer`, returning how many bytes were written (may be short).
+    func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
+    /// Reads into `buffer` at `offset`, returning how many bytes were read (0 at end of file).
+    func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int
+    /// The file's size in bytes (`fstat`).
+    func size(of fd: Int32) throws(SystemCallError) -> Int64
+    func fsync(_ fd: Int32) throws(SystemCallError)
+    func rename(_ source: String, to destination: String) throws(SystemCallError)
+    func unlink(_ path: String) throws(SystemCallError)
+    func mkdir(_ path: String, mode: UInt32) throws(SystemCallError)
+    func rmdir(_ path: String) throws(SystemCallError)
+    /// Takes an exclusive advisory lock without waiting (`flock(LOCK_EX | LOCK_NB)`).
+    func lockExclusively(_ fd: Int32) throws(SystemCallError)
+    /// The names in a directory, without `.` and `..`.
+    func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String]
+    /// The kind of the entry at `path`, not following a final symbolic link; `nil` if absent.
+    func kind(of path: String) throws(SystemCallError) -> FileKind?
+}
+
+/// Flags the engine opens files with. Writers never follow a planted symbolic link.
+package enum OpenFlags {
+    package static let readOnly: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW
+    package static let createTruncate: Int32 = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW
+    package static let append: Int32 = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW
+    package static let lockFile: Int32 = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW
+    package static let directory: Int32 = O_RDONLY | O_CLOEXEC | O_DIRECTORY
+}
+
+/// Permission bits for what the cache creates: private to the user.
+package enum FileModes {
+    package static let file: UInt32 = 0o600
+    package static let directory: UInt32 = 0o700
+}
+
+package enum Errno {
+    package static let noEntry = ENOENT
+    package static let exists = EEXIST
+    package static let notDirectory = ENOTDIR
+    package static let wouldBlock = EWOULDBLOCK
+    package static let noSpace = ENOSPC
+    package static let io = EIO
+    package static let accessDenied = EACCES
+    package static let loop = ELOOP
+}
+
+/// The real POSIX file system.
+package struct SystemFileSystem: FileSystem {
+    package init() {}
+
+    @inline(__always)
+    private func check(_ call: String, _ result: Int32) throws(SystemCallError) {
+        if result != 0 { throw SystemCallError(call: call, errno: errno) }
+    }
+
+    package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+        while true {
+            let fd = path.withCString { systemOpen($0, flags, mode_t(mode)) }
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw SystemCallError(call: "open", errno: errno) }
+        }
+    }
+
+    package func close(_ fd: Int32) throws(SystemCallError) {
+        // Retrying close after EINTR is wrong on Linux: the descriptor is already gone.
+        if systemClose(fd) != 0 && errno != EINTR { throw SystemCallError(call: "close", errno: errno) }
+    }
+
+    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        while true {
+            let n = systemWrite(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw SystemCallError(call: "write", errno: errno) }
+        }
+    }
+
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int {
+        while true {
+            let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if n >= 0 { return n }
+            if errno != EINTR { throw SystemCallError(call: "pread", errno: errno) }
+        }
+    }
+
+    package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
+        var info = stat()
+        try check("fstat", fstat(fd, &info))
+        return Int64(info.st_size)
+    }
+
+    package func fsync(_ fd: Int32) throws(SystemCallError) {
+        while true {
+            if systemFsync(fd) == 0 { return }
+            if errno != EINTR { throw SystemCallError(call: "fsync", errno: errno) }
+        }
+    }
+
+    package func rename(_ source: String, to destination: String) throws(SystemCallError) {
+        let result = source.withCString { s in destination.withCString { d in systemRename(s, d) } }
+        try check("rename", result)
+    }
+
+    package func unlink(_ path: String) throws(SystemCallError) {
+        try check("unlink", path.withCString { systemUnlink($0) })
+    }
+
+    package func mkdir(_ path: String, mode: UInt32) throws(SystemCallError) {
+        try check("mkdir", path.withCString { systemMkdir($0, mode_t(mode)) })
+    }
+
+    package func rmdir(_ path: String) throws(SystemCallError) {
+        try check("rmdir", path.withCString { systemRmdir($0) })
+    }
+
+    package func lockExclusively(_ fd: Int32) throws(SystemCallError) {
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+            if errno != EINTR { throw SystemCallError(call: "flock", errno: errno) }
+        }
+    }
+
+    package func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String] {
+        guard let dir = path.withCString({ opendir($0) }) else {
+            throw SystemCallError(call: "opendir", errno: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    package func kind(of path: String) throws(SystemCallError) -> FileKind? {
+        var info = stat()
+        if path.withCString({ lstat($0, &info) }) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw SystemCallError(call: "lstat", errno: errno)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+}
+
+// The libc functions under names that do not clash with `FileSystem`'s methods.
+private let systemOpen: @Sendable (UnsafePointer<CChar>, Int32, mode_t) -> Int32 = { open($0, $1, $2) }
+private let systemClose: @Sendable (Int32) -> Int32 = { close($0) }
+private let systemWrite: @Sendable (Int32, UnsafeRawPointer?, Int) -> Int = { write($0, $1, $2) }
+private let systemFsync: @Sendable (Int32) -> Int32 = { fsync($0) }
+private let systemRename: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32 = { rename($0, $1) }
+private let systemUnlink: @Sendable (UnsafePointer<CChar>) -> Int32 = { unlink($0) }
+private let systemMkdir: @Sendable (UnsafePointer<CChar>, mode_t) -> Int32 = { mkdir($0, $1) }
+private let systemRmdir: @Sendable (UnsafePointer<CChar>) -> Int32 = { rmdir($0) }
