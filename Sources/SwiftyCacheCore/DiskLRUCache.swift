@@ -174,9 +174,11 @@ public final class DiskLRUCache: Sendable {
                 code: .invalidConfiguration, message: "maxSize must be at least 1, got \(maxSize)",
                 operation: "setMaxSize")
         }
-        try locked(operation: "setMaxSize") { state in
+        let needsCleanup = try locked(operation: "setMaxSize") { state in
             state.maxSize = maxSize
+            return state.claimCleanup()
         }
+        if needsCleanup { scheduleCleanup() }
     }
 
     // MARK: Reading

@@ -1,1 +1,33 @@
-import Foundation
+public import Foundation
+
+/// A fresh directory for one test, deleted when the value is released.
+///
+/// Tests run in parallel, so each gets its own, named after the test plus a random suffix.
+public final class TemporaryDirectory: Sendable {
+    /// The directory's URL.
+    public let url: URL
+
+    public init(_ name: String = #function) {
+        let safeName = name.filter { $0.isLetter || $0.isNumber }.prefix(40)
+        url = FileManager.default.temporaryDirectory
+            .appending(path: "swiftycache-\(safeName)-\(UUID().uuidString.prefix(8))", directoryHint: .isDirectory)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// A path below the directory.
+    public func appending(_ component: String) -> URL {
+        url.appending(path: component)
+    }
+
+    public var path: String { url.path(percentEncoded: false) }
+}
+
+/// Runs `body` with a fresh directory that is deleted afterwards.
+public func withTemporaryDirectory<T>(_ name: String = #function, _ body: (URL) throws -> T) rethrows -> T {
+    let directory = TemporaryDirectory(name)
+    return try withExtendedLifetime(directory) { try body(directory.url) }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+@Suite struct EditorSnapshotTests {
+    let directory = TemporaryDirectory()
+
+    @Test func writeAndReadEntry() throws {
+        let cache = try openCache(directory.url)
+        let creator = try #require(try cache.edit("k1"))
+        try creator.setString("ABC", at: 0)
+        try creator.setString("DE", at: 1)
+        #expect(try creator.data(at: 0) == nil)
+        try creator.commit()
+        let snapshot = try #require(try cache.snapshot(forKey: "k1"))
+        #expect(snapshot.key == "k1")
+        #expect(try snapshot.string(at: 0, encoding: .utf8) == "ABC")
+        #expect(try snapshot.length(at: 0) == 3)
+        #expect(try snapshot.length(at: 1) == 2)
+        #expect(snapshot.lengths == [3, 2])
+        expectError(.slotOutOfRange) { try snapshot.data(at: 2) }
+        expectError(.slotOutOfRange) { try snapshot.length(at: -1) }
+        snapshot.close()
+        expectError(.snapshotClosed) { try snapshot.data(at: 0) }
+    }
+
+    @Test func newEntryWithAMissingSlotThrowsAndLeavesNothing() throws {
+        let cache = try openCache(directory.url)
+        let creator = try #require(try cache.edit("k1"))
+        try creator.setString("A", at: 1)
+        expectError(.incompleteEntry) { try creator.commit() }
+        #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock"])
+        #expect(try cache.snapshot(forKey: "k1") == nil)
+        #expect(cache.count == 0)
+        try cache.set("k1", "B", "C")
+        #expect(try cache.strings("k1") == ["B", "C"])
+    }
+
+    @Test func partialUpdateKeepsOtherSlots() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k1", "A", "B")
+        try cache.setPartialData([0: Data("C".utf8)], forKey: "k1")
+        #expect(try cache.strings("k1") == ["C", "B"])
+        let updater = try #require(try cache.edit("k1"))
+        #expect(try updater.data(at: 1) == Data("B".utf8))
+        try updater.setString("D", at: 1)
+        try updater.commit()
+        #expect(try cache.strings("k1") == ["C", "D"])
+        #expect(cache.size == 2)
+    }
+
+    @Test func partialWriteOfMissingKeyThrows() throws {
+        let cache = try openCache(directory.url)
+        expectError(.entryNotFound) { try cache.setPartialData([0: Data("x".utf8)], forKey: "missing") }
+        expectError(.slotOutOfRange) { try cache.setPartialData([2: Data("x".utf8)], forKey: "missing") }
+        #expect(try cache.snapshot(forKey: "missing") == nil)
+        #expect(try JournalFixture.bodyLines(in: directory.url) == [])
+    }
+
+    @Test func wrongValueCountAndSlotOutOfRangeThrow() throws {
+        let cache = try openCache(directory.url)
+        expectError(.wrongValueCount) { try cache.setData([Data()], forKey: "k") }
+        expectError(.wrongValueCount) { try cache.setData([Data(), Data(), Data()], forKey: "k") }
+        let editor = try #require(try cache.edit("k"))
+        expectError(.slotOutOfRange) { try editor.setData(Data(), at: 2) }
+        expectError(.slotOutOfRange) { try editor.setData(Data(), at: -1) }
+        expectError(.slotOutOfRange) { try editor.data(at: 5) }
+        editor.abort()
+    }
+
+    @Test func secondEditorOnSameKeyIsRefused() throws {
+        let cache = try openCache(directory.url)
+        let first = try #require(try cache.edit("k1"))
+        #expect(try cache.edit("k1") == nil)
+        expectError(.editInProgress) { try cache.set("k1", "a", "b") }
+        try cache.set("k2", "other", "key")  // other keys are unaffected
+        first.abort()
+        #expect(try cache.edit("k1") != nil)
+    }
+
+    @Test func editorDroppedWithoutCommitAborts() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k1", "A", "B")
+        do {
+            let editor = try #require(try cache.edit("k1"))
+            try editor.setString("changed", at: 0)
+        }
+        #expect(try cache.strings("k1") == ["A", "B"])
+        #expect(try cache.edit("k1") != nil)  // released
+        #expect(!JournalFixture.fileExists("k1.0.tmp", in: directory.url))
+    }
+
+    @Test func finishedEditorCannotBeUsed() throws {
+        let cache = try openCache(directory.url)
+        let editor = try #require(try cache.edit("k1"))
+        try editor.setString("A", at: 0)
+        try editor.setString("B", at: 1)
+        try editor.commit()
+        expectError(.editorFinished) { try editor.commit() }
+        expectError(.editorFinished) { try editor.setString("C", at: 0) }
+        editor.abort()  // a no-op
+        #expect(try cache.strings("k1") == ["A", "B"])
+    }
+
+    @Test func snapshotReadsValuesAsTheyWereWhenTaken() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k1", "AAaa", "BBbb")
+        let old = try #require(try cache.snapshot(forKey: "k1"))
+        let reader = try old.reader(at: 0)
+        #expect(try reader.read(upToCount: 2) == Data("AA".utf8))
+        try cache.set("k1", "CCcc", "DDdd")
+        #expect(try cache.strings("k1") == ["CCcc", "DDdd"])
+        #expect(try reader.read(upToCount: 10) == Data("aa".utf8))
+        #expect(try reader.read(upToCount: 10).isEmpty)
+        #expect(try old.string(at: 1) == "BBbb")
+        try cache.remove("k1")
+        #expect(try old.string(at: 0) == "AAaa")
+    }
+
+    @Test func snapshotEditOnlyWhileUnchanged() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "a")
+        let snapshot = try #require(try cache.snapshot(forKey: "a"))
+        let aborted = try #require(try snapshot.edit())
+        aborted.abort()
+        let editor = try #require(try snapshot.edit())
+        try editor.setString("a2", at: 1)
+        try editor.commit()
+        #expect(try cache.strings("a") == ["a", "a2"])
+        #expect(try snapshot.edit() == nil)  // committed since
+        let fresh = try #require(try cache.snapshot(forKey: "a"))
+        try cache.remove("a")
+        try cache.set("a", "new", "entry")
+        #expect(try fresh.edit() == nil)  // removed and recreated since
+    }
+
+    @Test func streamingWriteAndReadOfALargeValue() throws {
+        let cache = try openCache(directory.url)
+        let chunk = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let editor = try #require(try cache.edit("big"))
+        try editor.write(at: 0) { writer in
+            for _ in 0..<40 { try writer.write(chunk) }
+            #expect(writer.count == 40 * chunk.count)
+        }
+        try editor.setString("meta", at: 1)
+        try editor.commit()
+        let snapshot = try #require(try cache.snapshot(forKey: "big"))
+        #expect(try snapshot.length(at: 0) == 40 * chunk.count)
+        let reader = try snapshot.reader(at: 0)
+        var total = 0
+        while true {
+            let piece = try reader.read(upToCount: 100_000)
+            if piece.isEmpty { break }
+            for (i, byte) in piece.enumerated() where byte != chunk[(total + i) % chunk.count] {
+                Issue.record("byte \(total + i) differs")
+                return
+            }
+            total += piece.count
+        }
+        #expect(total == 40 * chunk.count)
+    }
+
+    @Test func failingWriteClosureLeavesSlotUnwrittenAndEditorUsable() throws {
+        struct Stop: Error {}
+        let cache = try openCache(directory.url)
+        let editor = try #require(try cache.edit("k"))
+        #expect(throws: Stop.self) { try editor.write(at: 0) { writer in try writer.write(Data("x".utf8)); throw Stop() } }
+        #expect(!JournalFixture.fileExists("k.0.tmp", in: directory.url))
+        try editor.setString("b", at: 1)
+        expectError(.incompleteEntry) { try editor.commit() }
+    }
+
+    @Test func removeDetachesAnOpenEditor() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k1", "A", "B")
+        let editor = try #require(try cache.edit("k1"))
+        try editor.setString("C", at: 0)
+        #expect(try cache.remove("k1"))
+        expectError(.editorDetached) { try editor.commit() }
+        #expect(try cache.snapshot(forKey: "k1") == nil)
+        #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock"])
+    }
+
+    @Test func snapshotsAndKeysIterateInLRUOrderWithoutTouchingIt() throws {
+        let cache = try openCache(directory.url)
+        for key in ["a", "b", "c"] { try cache.set(key, key, key + key) }
+        try cache.snapshot(forKey: "a")?.close()
+        #expect(try cache.keys() == ["b", "c", "a"])
+        let sequence = try cache.snapshots()
+        try cache.remove("c")
+        let seen = try sequence.map { snapshot in try snapshot.key + "=" + (snapshot.string(at: 1) ?? "?") }
+        #expect(seen == ["b=bb", "a=aa"])
+        #expect(try cache.keys() == ["b", "a"])
+        #expect(try cache.contains("a"))
+        #expect(try !cache.contains("c"))
+    }
+
+    @Test func statisticsCountHitsMissesWritesAndRemovals() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "1", "2")
+        try cache.set("b", "1", "2")
+        _ = try cache.data(forKey: "a")
+        _ = try cache.data(forKey: "zz")
+        _ = try cache.data(forKey: "zz")
+        try cache.remove("b")
+        let statistics = cache.statistics
+        #expect(statistics.hitCount == 1)
+        #expect(statistics.missCount == 2)
+        #expect(statistics.writeCount == 2)
+        #expect(statistics.removeCount == 1)
+        #expect(statistics.evictionCount == 0)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+@Suite struct EvictionTests {
+    let directory = TemporaryDirectory()
+
+    @Test func evictOnInsert() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        try cache.set("a", "a", "aaa")  // 4
+        try cache.set("b", "bb", "bbbb")  // 6
+        #expect(cache.size == 10)
+        try cache.set("c", "c", "c")  // 12: evicts a
+        try cache.flush()
+        #expect(cache.size == 8)
+        #expect(try cache.strings("a") == nil)
+        #expect(try cache.strings("b") == ["bb", "bbbb"])
+        try cache.set("d", "d", "d")  // 10: nothing
+        try cache.flush()
+        #expect(cache.size == 10)
+        try cache.set("e", "eeee", "eeee")  // 18: evicts b (read above, but c is older... see order)
+        try cache.flush()
+        #expect(cache.size <= 10)
+        #expect(try cache.strings("e") == ["eeee", "eeee"])
+        #expect(cache.statistics.evictionCount >= 2)
+    }
+
+    @Test func evictOnUpdate() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        try cache.set("a", "a", "aa")
+        try cache.set("b", "b", "bb")
+        try cache.set("c", "c", "cc")
+        #expect(cache.size == 9)
+        try cache.set("b", "b", "bbbb")  // 11: evicts a
+        try cache.flush()
+        #expect(cache.size == 8)
+        #expect(try cache.strings("a") == nil)
+        #expect(try cache.strings("b") == ["b", "bbbb"])
+        #expect(try cache.strings("c") == ["c", "cc"])
+    }
+
+    @Test func evictionHonorsLRUFromCurrentSession() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        for key in ["a", "b", "c", "d", "e"] { try cache.set(key, key, key) }
+        try cache.snapshot(forKey: "b")?.close()
+        try cache.set("f", "f", "f")
+        try cache.set("g", "g", "g")
+        try cache.flush()
+        #expect(cache.size == 10)
+        #expect(try cache.keys() == ["d", "e", "b", "f", "g"])
+    }
+
+    @Test func entryLargerThanMaxSizeIsEvicted() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        try cache.set("a", "aaaaa", "aaaaaa")
+        try cache.flush()
+        #expect(try cache.snapshot(forKey: "a") == nil)
+        #expect(cache.size == 0)
+    }
+
+    @Test func loweringMaxSizeTrimsAndRaisingItDoesNot() throws {
+        let cache = try openCache(directory.url, maxSize: 20)
+        try cache.set("a", "a", "aaa")
+        try cache.set("b", "bb", "bbbb")
+        try cache.set("c", "c", "c")
+        try cache.setMaxSize(10)
+        cache.waitForBackgroundWork()
+        #expect(cache.size == 8)
+        #expect(try cache.keys() == ["b", "c"])
+        try cache.setMaxSize(100)
+        try cache.set("d", "dddddd", "dddddd")
+        try cache.flush()
+        #expect(cache.size == 20)
+        expectError(.invalidConfiguration) { try cache.setMaxSize(0) }
+    }
+
+    @Test func evictionHappensInTheBackgroundWithoutFlush() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        for i in 0..<20 { try cache.set("k\(i)", "aa", "bbb") }
+        cache.waitForBackgroundWork()
+        #expect(cache.size <= 10)
+        #expect(try JournalFixture.valueBytes(in: directory.url) == cache.size)
+    }
+
+    @Test func entryBeingEditedIsSkipped() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        try cache.set("a", "aa", "aa")
+        let editor = try #require(try cache.edit("a"))
+        try cache.set("b", "bbb", "bbb")
+        try cache.set("c", "ccc", "ccc")
+        try cache.flush()
+        // a is the eldest but is being edited: b goes instead.
+        #expect(try cache.keys() == ["a", "c"])
+        try editor.setData(Data("A".utf8), at: 0)
+        try editor.commit()
+        #expect(try cache.strings("a") == ["A", "aa"])
+    }
+
+    @Test func evictedEntryStaysReadableThroughItsSnapshot() throws {
+        let cache = try openCache(directory.url, maxSize: 10)
+        try cache.set("a", "aa", "aaa")
+        let snapshot = try #require(try cache.snapshot(forKey: "a"))
+        try cache.set("b", "bb", "bbb")
+        try cache.set("c", "cc", "ccc")
+        try cache.flush()
+        #expect(try cache.snapshot(forKey: "a") == nil)
+        #expect(try snapshot.string(at: 0) == "aa")
+        #expect(try snapshot.string(at: 1) == "aaa")
+        #expect(try snapshot.edit() == nil)
+    }
+
+    @Test func evictAllRemovesEverythingButEntriesBeingEdited() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "a")
+        try cache.set("b", "b", "b")
+        let editor = try #require(try cache.edit("c"))
+        try cache.evictAll()
+        #expect(cache.count == 0)
+        #expect(cache.size == 0)
+        try editor.setData(Data("c".utf8), at: 0)
+        try editor.setData(Data("c".utf8), at: 1)
+        try editor.commit()
+        #expect(try cache.keys() == ["c"])
+    }
+
+    @Test func repeatedOverwritesKeepTheJournalSmall() throws {
+        let cache = try openCache(directory.url, valueCount: 1)
+        let journal = directory.appending("journal").path(percentEncoded: false)
+        var largest = 0
+        for round in 0..<2_000 {
+            for key in 0..<10 { try cache.setData([Data("v\(round)".utf8)], forKey: "key\(key)") }
+            if round % 100 == 99 {
+                let size = try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int ?? 0
+                largest = max(largest, size)
+            }
+        }
+        cache.waitForBackgroundWork()
+        try cache.flush()
+        let finalSize = try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int ?? 0
+        // 20,000 commits write 40,000 lines (about 700 KiB) without compaction.
+        #expect(largest < 96 << 10, "journal grew to \(largest) bytes")
+        #expect(finalSize < 96 << 10)
+        try cache.close()
+        let reopened = try openCache(directory.url, valueCount: 1)
+        #expect(try reopened.data(forKey: "key3") == [Data("v1999".utf8)])
+    }
+
+    @Test func repeatedReadsKeepTheJournalSmall() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "a")
+        try cache.set("b", "b", "b")
+        for _ in 0..<6_000 {
+            try cache.snapshot(forKey: "a")?.close()
+            try cache.snapshot(forKey: "b")?.close()
+        }
+        cache.waitForBackgroundWork()
+        try cache.flush()
+        let size = try FileManager.default.attributesOfItem(
+            atPath: directory.appending("journal").path(percentEncoded: false))[.size] as? Int ?? 0
+        #expect(size < 40 << 10, "journal is \(size) bytes")
+        try cache.close()
+        #expect(try openCache(directory.url).strings("b") == ["b", "b"])
+    }
+}

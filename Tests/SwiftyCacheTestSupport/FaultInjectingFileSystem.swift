@@ -1,0 +1,129 @@
+package import SwiftyCacheCore
+import Synchronization
+
+/// The real file system with faults on demand: fails chosen calls with a chosen `errno`.
+///
+/// ```swift
+/// let fs = FaultInjectingFileSystem()
+/// fs.failCalls(named: ["write"], errno: ENOSPC)          // every write from now on
+/// fs.failCall(number: 12, errno: EIO)                     // only the 12th call counted from now
+/// ```
+package final class FaultInjectingFileSystem: FileSystem {
+    private struct Plan {
+        var callCount = 0
+        var failingNames: Set<String> = []
+        var failingNameErrno: Int32 = 0
+        var failingPathSubstring: String?
+        var failAtCall: Int?
+        var failAtCallErrno: Int32 = 0
+        var injectedFaults = 0
+    }
+
+    private let base = SystemFileSystem()
+    private let plan = Mutex(Plan())
+
+    package init() {}
+
+    /// Fails every call whose name is in `names` (and whose path contains `pathSubstring`, if given).
+    package func failCalls(named names: Set<String>, errno: Int32, pathContaining pathSubstring: String? = nil) {
+        plan.withLock {
+            $0.failingNames = names
+            $0.failingNameErrno = errno
+            $0.failingPathSubstring = pathSubstring
+        }
+    }
+
+    /// Fails the `number`th call (1-based) counted from now, whatever it is.
+    package func failCall(number: Int, errno: Int32) {
+        plan.withLock {
+            $0.failAtCall = $0.callCount + number
+            $0.failAtCallErrno = errno
+        }
+    }
+
+    /// Stops injecting faults.
+    package func heal() {
+        plan.withLock {
+            $0.failingNames = []
+            $0.failAtCall = nil
+        }
+    }
+
+    /// Calls made so far.
+    package var callCount: Int { plan.withLock { $0.callCount } }
+    /// Faults injected so far.
+    package var injectedFaults: Int { plan.withLock { $0.injectedFaults } }
+
+    private func check(_ name: String, path: String? = nil) throws(SystemCallError) {
+        let failure: Int32? = plan.withLock { plan in
+            plan.callCount += 1
+            if plan.failAtCall == plan.callCount {
+                plan.injectedFaults += 1
+                return plan.failAtCallErrno
+            }
+            if plan.failingNames.contains(name) {
+                if let substring = plan.failingPathSubstring {
+                    guard let path, path.contains(substring) else { return nil }
+                }
+                plan.injectedFaults += 1
+                return plan.failingNameErrno
+            }
+            return nil
+        }
+        if let failure { throw SystemCallError(call: name, errno: failure) }
+    }
+
+    package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+        try check("open", path: path)
+        return try base.open(path, flags: flags, mode: mode)
+    }
+    package func close(_ fd: Int32) throws(SystemCallError) {
+        // A close always releases the descriptor, even when it reports an error.
+        defer { try? base.close(fd) }
+        try check("close")
+    }
+    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        try check("write")
+        return try base.write(fd, buffer)
+    }
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int {
+        try check("read")
+        return try base.read(fd, into: buffer, at: offset)
+    }
+    package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
+        try check("fstat")
+        return try base.size(of: fd)
+    }
+    package func fsync(_ fd: Int32) throws(SystemCallError) {
+        try check("fsync")
+        try base.fsync(fd)
+    }
+    package func rename(_ source: String, to destination: String) throws(SystemCallError) {
+        try check("rename", path: source)
+        try base.rename(source, to: destination)
+    }
+    package func unlink(_ path: String) throws(SystemCallError) {
+        try check("unlink", path: path)
+        try base.unlink(path)
+    }
+    package func mkdir(_ path: String, mode: UInt32) throws(SystemCallError) {
+        try check("mkdir", path: path)
+        try base.mkdir(path, mode: mode)
+    }
+    package func rmdir(_ path: String) throws(SystemCallError) {
+        try check("rmdir", path: path)
+        try base.rmdir(path)
+    }
+    package func lockExclusively(_ fd: Int32) throws(SystemCallError) {
+        try check("flock")
+        try base.lockExclusively(fd)
+    }
+    package func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String] {
+        try check("readdir", path: path)
+        return try base.contentsOfDirectory(path)
+    }
+    package func kind(of path: String) throws(SystemCallError) -> FileKind? {
+        try check("lstat", path: path)
+        return try base.kind(of: path)
+    }
+}

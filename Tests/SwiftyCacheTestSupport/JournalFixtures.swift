@@ -1,0 +1,61 @@
+public import Foundation
+
+/// Reading and writing journals and value files the way the Java DiskLruCache tests do.
+public enum JournalFixture {
+    public static let magic = "libcore.io.DiskLruCache"
+
+    /// The body lines of the journal in `directory` (after the five header lines).
+    public static func bodyLines(in directory: URL) throws -> [String] {
+        let lines = try allLines(in: directory)
+        return Array(lines.dropFirst(5))
+    }
+
+    /// Every line of the journal, header included; a final newline does not make an empty line.
+    public static func allLines(in directory: URL) throws -> [String] {
+        let text = try String(contentsOf: directory.appending(path: "journal"), encoding: .utf8)
+        var lines = text.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// Writes a journal with the standard header for `appVersion` and `valueCount`.
+    public static func write(
+        _ bodyLines: [String], to directory: URL, appVersion: Int = 100, valueCount: Int = 2,
+        header: [String]? = nil, terminated: Bool = true
+    ) throws {
+        let headerLines = header ?? [magic, "1", String(appVersion), String(valueCount), ""]
+        var text = (headerLines + bodyLines).joined(separator: "\n")
+        if terminated { text += "\n" }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: directory.appending(path: "journal"))
+    }
+
+    /// Writes `contents` to `name` in `directory`.
+    public static func writeFile(_ name: String, _ contents: String, in directory: URL) throws {
+        try Data(contents.utf8).write(to: directory.appending(path: name))
+    }
+
+    public static func fileExists(_ name: String, in directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appending(path: name).path(percentEncoded: false))
+    }
+
+    public static func readFile(_ name: String, in directory: URL) throws -> String {
+        try String(contentsOf: directory.appending(path: name), encoding: .utf8)
+    }
+
+    /// The names in `directory`, sorted.
+    public static func fileNames(in directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false)).sorted()
+    }
+
+    /// The total byte size of the value files (`key.N`) in `directory`.
+    public static func valueBytes(in directory: URL) throws -> Int {
+        var total = 0
+        for name in try fileNames(in: directory) where name.range(of: #"^[a-z0-9_-]+\.[0-9]+$"#, options: .regularExpression) != nil {
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: directory.appending(path: name).path(percentEncoded: false))
+            total += (attributes[.size] as? Int) ?? 0
+        }
+        return total
+    }
+}
