@@ -552,6 +552,7 @@ public final class DiskLRUCache: Sendable {
                 state.abortEdit(at: index, written: everySlot)
             }
             do throws(CacheError) {
+                try state.ensureJournalWritable(operation: "close", key: nil)
                 try state.trimToSize()
                 try state.flushJournal(operation: "close")
             } catch {

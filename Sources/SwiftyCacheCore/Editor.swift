@@ -97,6 +97,15 @@ public final class Editor: Sendable {
         let fileSystem = cache.environment.fileSystem
         do {
             return try fileSystem.open(path, flags: OpenFlags.createTruncate, mode: FileModes.file)
+        } catch where error.errno == Errno.loop {
+            // Something planted a symbolic link where the temporary file goes. `O_NOFOLLOW`
+            // refused it; remove the link itself and write a regular file.
+            do {
+                try cache.environment.removeFileIfPresent(path)
+                return try fileSystem.open(path, flags: OpenFlags.createTruncate, mode: FileModes.file)
+            } catch {
+                throw CacheError.io(error, operation: "write", path: path, key: key)
+            }
         } catch where error.errno == Errno.noEntry {
             // The directory was deleted underneath the cache: recreate it and try once more.
             try cache.restoreMissingDirectory()

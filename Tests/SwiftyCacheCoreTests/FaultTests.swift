@@ -1,0 +1,141 @@
+import Foundation
+@testable import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Disk faults are errors with context and states the cache recovers from, never crashes.
+@Suite struct FaultTests {
+    let directory = TemporaryDirectory()
+    let fileSystem = FaultInjectingFileSystem()
+
+    func open(maxSize: Int = Int.max) throws -> DiskLRUCache {
+        try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: maxSize,
+            fileSystem: fileSystem)
+    }
+
+    @Test func diskFullWhileWritingAValueKeepsThePreviousValues() throws {
+        let cache = try open()
+        try cache.set("k", "old0", "old1")
+        fileSystem.failCalls(named: ["write"], errno: ENOSPC, pathContaining: nil)
+        do {
+            try cache.set("k", "new0", "new1")
+            Issue.record("no error")
+        } catch let error as CacheError {
+            // The first failing write is the value file's or the DIRTY line's; either is reported with context.
+            #expect(error.code == .ioFailure || error.code == .journalUnavailable)
+            #expect(error.key == "k")
+            #expect(error.path != nil)
+            #expect(error.description.contains("No space left on device"))
+        }
+        fileSystem.heal()
+        #expect(try cache.strings("k") == ["old0", "old1"])
+        try cache.set("k", "new0", "new1")
+        #expect(try cache.strings("k") == ["new0", "new1"])
+        #expect(try JournalFixture.fileNames(in: directory.url).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+
+    @Test func journalFailureRefusesEditsUntilARebuildSucceedsWhileReadsWork() throws {
+        let cache = try open()
+        try cache.set("a", "a", "a")
+        // Every journal write and every attempt to rebuild it fails.
+        fileSystem.failCalls(named: ["write", "open"], errno: EIO, pathContaining: nil)
+        #expect(throws: CacheError.self) { try cache.set("b", "b", "b") }
+        #expect(cache.hasJournalErrors)
+        expectError(.journalUnavailable) { try cache.set("c", "c", "c") }
+        expectError(.journalUnavailable) { try cache.remove("a") }
+        fileSystem.failCalls(named: ["write"], errno: EIO, pathContaining: nil)  // opening works again
+        #expect(try cache.strings("a") == ["a", "a"])  // reads keep working
+        fileSystem.heal()
+        try cache.set("c", "c", "c")  // the retried rebuild succeeds first
+        #expect(!cache.hasJournalErrors)
+        try cache.close()
+        let reopened = try openCache(directory.url)
+        #expect(try reopened.keys().sorted() == ["a", "c"])
+        #expect(reopened.size == 4)
+    }
+
+    @Test func renameFailureOfTheFirstSlotKeepsThePreviousValues() throws {
+        let cache = try open()
+        try cache.set("k", "old0", "old1")
+        fileSystem.failCalls(named: ["rename"], errno: EIO, pathContaining: "k.0.tmp")
+        expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
+        fileSystem.heal()
+        #expect(try cache.strings("k") == ["old0", "old1"])
+        #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock", "k.0", "k.1"])
+    }
+
+    @Test func renameFailureAfterTheFirstSlotDropsTheEntryRatherThanMixingValues() throws {
+        let cache = try open()
+        try cache.set("k", "old0", "old1")
+        fileSystem.failCalls(named: ["rename"], errno: EIO, pathContaining: "k.1.tmp")
+        expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
+        fileSystem.heal()
+        #expect(try cache.strings("k") == nil)
+        try cache.close()
+        #expect(try openCache(directory.url).strings("k") == nil)
+    }
+
+    @Test func failedCleanLineDropsTheEntryInMemoryAsOnDisk() throws {
+        let cache = try open()
+        // Fail the 5th call of a set: open, write, close, open, write, close for the two values,
+        // then DIRTY was written before; the first journal write after the renames is CLEAN.
+        let editor = try #require(try cache.edit("k"))
+        try editor.setString("a", at: 0)
+        try editor.setString("b", at: 1)
+        fileSystem.failCalls(named: ["write"], errno: EIO, pathContaining: nil)
+        expectError(.ioFailure) { try editor.commit() }
+        fileSystem.heal()
+        #expect(try cache.snapshot(forKey: "k") == nil)
+        try cache.close()
+        let reopened = try openCache(directory.url)
+        #expect(try reopened.snapshot(forKey: "k") == nil)
+        #expect(reopened.size == 0)
+    }
+
+    @Test(arguments: [ENOSPC, EIO, EACCES])
+    func everyFaultInAWorkloadIsAnErrorAndReopenIsConsistent(errno code: Int32) throws {
+        // Sweep the fault over every file-system call of a representative workload.
+        var faultIndex = 1
+        var faultsInjected = 0
+        while faultIndex < 400 {
+            let directory = TemporaryDirectory("sweep")
+            let fileSystem = FaultInjectingFileSystem()
+            let cache = try DiskLRUCache(
+                directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 40, fileSystem: fileSystem)
+            fileSystem.failCall(number: faultIndex, errno: code)
+            for step in 0..<12 {
+                let key = "k\(step % 5)"
+                _ = try? cache.set(key, String(repeating: "v", count: step), "s\(step)")
+                if step % 3 == 0 { _ = try? cache.setPartialData([1: Data("p\(step)".utf8)], forKey: key) }
+                if step % 4 == 0 { _ = try? cache.remove("k\((step + 2) % 5)") }
+                _ = try? cache.data(forKey: key)
+            }
+            _ = try? cache.flush()
+            let reachedFault = fileSystem.injectedFaults > 0
+            fileSystem.heal()
+            // Still usable after the fault.
+            try cache.set("after", "x", "y")
+            #expect(try cache.strings("after") == ["x", "y"])
+            try? cache.close()
+            let reopened = try DiskLRUCache(directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 40)
+            #expect(reopened.size == (try JournalFixture.valueBytes(in: directory.url)), "fault at call \(faultIndex)")
+            for key in try reopened.keys() {
+                let values = try #require(try reopened.strings(key))
+                // Slot 1 always records which write produced it: it must be a value the workload wrote.
+                #expect(values[1].hasPrefix("s") || values[1].hasPrefix("p") || values[1] == "y")
+            }
+            try reopened.close()
+            if !reachedFault { break }
+            faultsInjected += 1
+            faultIndex += 1
+        }
+        #expect(faultsInjected > 50)
+    }
+}

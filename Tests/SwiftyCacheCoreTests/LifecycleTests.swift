@@ -1,0 +1,180 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+@Suite struct LifecycleTests {
+    let directory = TemporaryDirectory()
+
+    @Test func secondCacheOnSameDirectoryInThisProcessIsRefused() throws {
+        let first = try openCache(directory.url)
+        expectError(.directoryLocked) { try openCache(directory.url) }
+        try first.close()
+        let second = try openCache(directory.url)
+        try second.set("a", "b", "c")
+    }
+
+    @Test func lockIsReleasedWhenTheCacheIsReleased() throws {
+        do {
+            let first = try openCache(directory.url)
+            try first.set("a", "b", "c")
+        }
+        let second = try openCache(directory.url)
+        #expect(try second.strings("a") == ["b", "c"])
+    }
+
+    @Test func cacheOpenInAnotherProcessIsRefused() throws {
+        // flock(1) holds the lock file from another process until its stdin closes.
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let lockPath = directory.appending("journal.lock").path(percentEncoded: false)
+        let holder = Process()
+        holder.executableURL = URL(filePath: "/usr/bin/flock")
+        holder.arguments = ["--exclusive", lockPath, "/bin/sh", "-c", "echo locked; read line"]
+        let input = Pipe()
+        let output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        // Wait (on a condition, not a clock) until the other process holds the lock.
+        let line = output.fileHandleForReading.availableData
+        #expect(String(decoding: line, as: UTF8.self).contains("locked"))
+        expectError(.directoryLocked) { try openCache(directory.url) }
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        _ = try openCache(directory.url)
+    }
+
+    @Test func everyCallThrowsAfterCloseButSnapshotsStillRead() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "b", "c")
+        let snapshot = try #require(try cache.snapshot(forKey: "a"))
+        try cache.close()
+        #expect(cache.isClosed)
+        expectError(.cacheClosed) { try cache.snapshot(forKey: "a") }
+        expectError(.cacheClosed) { try cache.edit("a") }
+        expectError(.cacheClosed) { try cache.set("a", "b", "c") }
+        expectError(.cacheClosed) { try cache.remove("a") }
+        expectError(.cacheClosed) { try cache.flush() }
+        expectError(.cacheClosed) { try cache.evictAll() }
+        expectError(.cacheClosed) { try cache.keys() }
+        expectError(.cacheClosed) { try cache.setMaxSize(5) }
+        #expect(try snapshot.string(at: 1) == "c")
+        try cache.close()  // closing twice does nothing
+    }
+
+    @Test func deleteRemovesTheCacheFiles() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "b", "c")
+        try cache.delete()
+        #expect(cache.isClosed)
+        #expect(try JournalFixture.fileNames(in: directory.url) == [])
+        let reopened = try openCache(directory.url)
+        #expect(reopened.count == 0)
+    }
+
+    @Test func invalidConfigurationThrows() throws {
+        expectError(.invalidConfiguration) { try openCache(directory.url, valueCount: 0) }
+        expectError(.invalidConfiguration) { try openCache(directory.url, maxSize: 0) }
+        expectError(.invalidConfiguration) { try openCache(directory.url, maxSize: -5) }
+        expectError(.invalidConfiguration) {
+            try DiskLRUCache(directory: URL(string: "https://example.com/x")!, appVersion: 1, valueCount: 1, maxSize: 1)
+        }
+    }
+
+    @Test func directoryPathThatIsAFileThrows() throws {
+        let file = directory.appending("plain-file")
+        try Data("x".utf8).write(to: file)
+        expectError(.invalidConfiguration) { try openCache(file) }
+        expectError(.invalidConfiguration) { try openCache(file.appending(path: "below")) }
+    }
+
+    @Test func createsMissingDirectoriesPrivateToTheUser() throws {
+        let nested = directory.appending("a/b/cache")
+        let cache = try openCache(nested)
+        try cache.set("k", "v", "w")
+        let attributes = try FileManager.default.attributesOfItem(atPath: nested.path(percentEncoded: false))
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let file = try FileManager.default.attributesOfItem(atPath: nested.appending(path: "k.0").path(percentEncoded: false))
+        #expect((file[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func directoryDeletedUnderneathIsRecreatedOnNextWrite() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "a")
+        try FileManager.default.removeItem(at: directory.url)
+        #expect(try cache.snapshot(forKey: "a") == nil)
+        try cache.set("b", "b", "b")
+        #expect(try cache.strings("b") == ["b", "b"])
+        try cache.close()
+        let reopened = try openCache(directory.url)
+        #expect(try reopened.keys() == ["b"])
+        #expect(reopened.size == 2)
+    }
+
+    @Test func directoryDeletedDuringAnEditOfAnExistingEntry() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "a")
+        try cache.set("b", "b", "b")
+        let editor = try #require(try cache.snapshot(forKey: "a")?.edit())
+        try FileManager.default.removeItem(at: directory.url)
+        try editor.setString("a2", at: 1)
+        // Slot 0 went with the directory, so the entry cannot be completed.
+        expectError(.incompleteEntry) { try editor.commit() }
+        #expect(try cache.snapshot(forKey: "a") == nil)
+        #expect(try cache.snapshot(forKey: "b") == nil)
+        try cache.set("c", "c", "c")
+        #expect(try cache.strings("c") == ["c", "c"])
+    }
+
+    @Test func valueFileDeletedOrTruncatedUnderneathIsAMissAndDropped() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "aaa")
+        try cache.set("b", "bb", "b")
+        try FileManager.default.removeItem(at: directory.appending("a.1"))
+        try Data("b".utf8).write(to: directory.appending("b.0"))  // shorter than journaled
+        #expect(try cache.snapshot(forKey: "a") == nil)
+        #expect(try cache.snapshot(forKey: "b") == nil)
+        #expect(cache.size == 0)
+        #expect(cache.statistics.missCount == 2)
+        #expect(try JournalFixture.bodyLines(in: directory.url).suffix(2) == ["REMOVE a", "REMOVE b"])
+        #expect(try cache.remove("a") == false)
+    }
+
+    @Test func plantedSymlinksAreNeverFollowed() throws {
+        let outside = TemporaryDirectory()
+        let target = outside.appending("secret")
+        try Data("secret".utf8).write(to: target)
+        let cache = try openCache(directory.url)
+        try cache.set("a", "a", "a")
+        // In place of a committed value: reading does not follow it.
+        try FileManager.default.removeItem(at: directory.appending("a.0"))
+        try FileManager.default.createSymbolicLink(at: directory.appending("a.0"), withDestinationURL: target)
+        #expect(try cache.snapshot(forKey: "a") == nil)
+        // In place of a temporary file: writing does not follow it.
+        try FileManager.default.createSymbolicLink(at: directory.appending("b.0.tmp"), withDestinationURL: target)
+        try cache.set("b", "written", "here")
+        #expect(try cache.strings("b") == ["written", "here"])
+        #expect(try String(contentsOf: target, encoding: .utf8) == "secret")
+        // Committing replaced the link itself, never the file it pointed to.
+        try cache.set("a", "new", "value")
+        #expect(try cache.strings("a") == ["new", "value"])
+        #expect(try String(contentsOf: target, encoding: .utf8) == "secret")
+    }
+
+    @Test func sizeMatchesValueFilesAfterReopenWithoutClose() throws {
+        var cache: DiskLRUCache? = try openCache(directory.url, maxSize: 400)
+        for i in 0..<60 {
+            try cache?.set("k\(i % 25)", String(repeating: "x", count: i % 13), String(repeating: "y", count: i % 7))
+            if i % 9 == 0 { try cache?.remove("k\((i + 3) % 25)") }
+            if i % 5 == 0 { let editor = try cache?.edit("e\(i)"); try editor?.setString("partial", at: 0) }
+        }
+        cache = nil  // no close: open editors stay DIRTY in the journal
+        let reopened = try openCache(directory.url, maxSize: 400)
+        #expect(reopened.size == (try JournalFixture.valueBytes(in: directory.url)))
+        #expect(try JournalFixture.fileNames(in: directory.url).allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+}
