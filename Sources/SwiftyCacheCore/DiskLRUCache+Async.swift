@@ -3,15 +3,21 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Dispatch
+package import Dispatch
 
 /// `async` overloads: the same operations, with their blocking file I/O run on a dedicated
 /// concurrent dispatch queue, off the caller's thread and off Swift's cooperative pool (where
 /// blocking would starve other tasks).
 extension DiskLRUCache {
     /// The queue blocking file I/O of `async` calls runs on.
-    static let ioQueue = DispatchQueue(
-        label: "SwiftyCache.DiskLRUCache.io", qos: .userInitiated, attributes: .concurrent)
+    static let ioQueue: DispatchQueue = {
+        let queue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.io", qos: .userInitiated, attributes: .concurrent)
+        queue.setSpecific(key: ioQueueKey, value: true)
+        return queue
+    }()
+
+    /// Marks work running on ``ioQueue``, so tests can tell where a call ran.
+    package static let ioQueueKey = DispatchSpecificKey<Bool>()
 
     /// Runs `work` on ``ioQueue`` and returns its result to the awaiting task.
     package static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

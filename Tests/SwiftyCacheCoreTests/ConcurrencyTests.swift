@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+@testable import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Synchronization
+import Testing
+
+@Suite struct ConcurrencyTests {
+    let directory = TemporaryDirectory()
+
+    @Test func readersNeverSeeAMixOfOldAndNewSlots() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k", "0", "0")
+        let mixes = Atomic<Int>(0)
+        let reads = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for version in 1...300 {
+                if worker == 0 {
+                    try? cache.set("k", "\(version)", "\(version)")
+                } else if let values = try? cache.strings("k") {
+                    reads.add(1, ordering: .relaxed)
+                    if values[0] != values[1] { mixes.add(1, ordering: .relaxed) }
+                }
+            }
+        }
+        #expect(mixes.load(ordering: .relaxed) == 0)
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(try cache.strings("k") == ["300", "300"])
+    }
+
+    @Test func mixedOperationsFromManyThreadsKeepTheInvariants() throws {
+        let cache = try openCache(directory.url, maxSize: 2_000)
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            var generator = SystemRandomNumberGenerator()
+            for step in 0..<250 {
+                let key = "key\(Int.random(in: 0..<20, using: &generator))"
+                do {
+                    switch (worker + step) % 5 {
+                    case 0, 1:
+                        // Each value names its key, so a mixed-up entry is detected below.
+                        do {
+                            try cache.set(key, "\(key):\(step)", String(repeating: "x", count: step % 50))
+                        } catch let error as CacheError where error.code == .editInProgress {}
+                    case 2:
+                        if let values = try cache.strings(key), !values[0].hasPrefix(key + ":") {
+                            failures.withLock { $0.append("\(key) holds \(values[0])") }
+                        }
+                    case 3:
+                        try cache.remove(key)
+                    default:
+                        if let editor = try cache.edit(key) {
+                            try editor.setString("\(key):edit", at: 0)
+                            if step % 2 == 0 { editor.abort() } else { _ = try? editor.commit() }
+                        }
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        try cache.flush()
+        #expect(cache.size <= 2_000)
+        #expect(cache.size == (try JournalFixture.valueBytes(in: directory.url)))
+        let keys = try cache.keys()
+        #expect(keys.count == cache.count)
+        try cache.close()
+        let reopened = try openCache(directory.url, maxSize: 2_000)
+        #expect(try reopened.keys() == keys)
+    }
+
+    @Test func asyncCallsRunTheirIOOffTheCallersThreadAndOffTheCooperativePool() async throws {
+        // The awaiting task runs on the cooperative pool, which is not the I/O queue...
+        #expect(DispatchQueue.getSpecific(key: DiskLRUCache.ioQueueKey) == nil)
+        // ...and the offloaded work runs on the I/O queue.
+        let onIOQueue = try await DiskLRUCache.offload { DispatchQueue.getSpecific(key: DiskLRUCache.ioQueueKey) }
+        #expect(onIOQueue == true)
+    }
+
+    @Test func asyncAPIRoundTrips() async throws {
+        let cache = try openCache(directory.url)
+        try await cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k")
+        try await cache.setPartialData([1: Data("c".utf8)], forKey: "k")
+        #expect(try await cache.data(forKey: "k") == [Data("a".utf8), Data("c".utf8)])
+        let snapshot = try await cache.snapshot(forKey: "k")
+        #expect(try snapshot?.string(at: 1) == "c")
+        #expect(try await cache.remove("k"))
+        try await cache.flush()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<32 {
+                group.addTask { try await cache.setData([Data("\(i)".utf8), Data()], forKey: "t\(i)") }
+            }
+            try await group.waitForAll()
+        }
+        #expect(cache.count == 32)
+        try await cache.close()
+    }
+}
