@@ -25,6 +25,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "SwiftyCacheCodableTests",
+            dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "SwiftyCacheCoreTests",
             dependencies: ["SwiftyCacheCore", "SwiftyCacheTestSupport"],
             swiftSettings: strictSettings

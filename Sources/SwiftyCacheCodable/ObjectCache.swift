@@ -1,1 +1,514 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 public import SwiftyCacheCore
+import Synchronization
+
+/// A typed, bounded, crash-safe store of `Codable` values: a disk LRU cache with an LRU tier of
+/// decoded values in memory in front of it.
+///
+/// ```swift
+/// let pages = try ObjectCache<URL, Page>(directory: dir, maxDiskSize: 50 << 20, memoryLimit: 200)
+/// try pages.set(page, forKey: url)          // on disk when it returns
+/// let cached = try pages.value(forKey: url) // memory, then disk; nil on a miss
+/// pages[url] = draft                        // memory only, unsaved until save()
+/// try pages.save()
+/// ```
+///
+/// Each entry is one ``DiskLRUCache`` entry named by the SHA-256 of the key: slot 0 holds an
+/// envelope (format, the original key, dates), slot 1 the encoded value, and further slots the
+/// raw parts of a ``CacheAttachments`` value. `Data` values are stored as they are.
+///
+/// Values written with the subscript stay in memory, *unsaved*, until ``save()``; an unsaved
+/// value is never dropped silently: evicting or clearing it saves it first. Dropping the cache
+/// without saving loses unsaved values, as a crash would.
+///
+/// All methods are safe from any thread. The memory lock is never held during disk I/O, so a
+/// memory hit never waits for another key's read or write. The synchronous methods block on
+/// disk I/O; from `async` code use the `async` overloads.
+public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>: Sendable {
+    /// The engine underneath, for its size and statistics.
+    public let disk: DiskLRUCache
+    /// How values are encoded.
+    public let format: ObjectCacheFormat
+    /// The time-to-live of entries written without `expiresAfter`; `nil` keeps them until evicted.
+    public let defaultTimeToLive: Duration?
+
+    let memory: Mutex<MemoryTier<Key, Value>>
+    let clock: @Sendable () -> Date
+    let keyHasher: any CacheKeyHasher
+    let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
+    let attachmentCount: Int
+    /// Writers of the same engine key take the same stripe, so concurrent writes of one key
+    /// queue up instead of failing with `editInProgress`.
+    private let writeStripes: [WriteStripe]
+
+    /// Opens (or creates) an object cache in `directory`.
+    ///
+    /// - Parameters:
+    ///   - directory: A directory used by this cache alone.
+    ///   - maxDiskSize: The bytes kept on disk. The default is 50 MiB.
+    ///   - memoryLimit: The number of decoded values kept in memory. The default is 100.
+    ///   - memoryByteLimit: An optional bound on the encoded bytes of the saved values in memory.
+    ///   - format: JSON (the default) or a property list.
+    ///   - schemaVersion: Your value type's version: bumping it starts with an empty cache.
+    ///     The default is 1.
+    ///   - defaultTimeToLive: How long entries live unless `set` says otherwise. The default,
+    ///     `nil`, is until evicted.
+    ///   - clock: The current time, injectable for tests. The default is the system clock.
+    ///   - keyHasher: Maps keys to engine keys. The default is SHA-256.
+    ///   - diskOptions: Options for the engine, such as `fsync` on commit.
+    ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
+    /// - Throws: ``ObjectCacheError`` for a bad parameter; the engine's ``CacheError`` when the
+    ///   directory cannot be opened (locked by another cache, not a directory, I/O failure).
+    public init(
+        directory: URL,
+        maxDiskSize: Int = 50 << 20,
+        memoryLimit: Int = 100,
+        memoryByteLimit: Int? = nil,
+        format: ObjectCacheFormat = .json,
+        schemaVersion: Int = 1,
+        defaultTimeToLive: Duration? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        keyHasher: any CacheKeyHasher = SHA256KeyHasher(),
+        diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
+        eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil
+    ) throws {
+        guard memoryLimit >= 0, (memoryByteLimit ?? 0) >= 0 else {
+            throw ObjectCacheError(
+                code: .invalidConfiguration, message: "memory limits must not be negative", operation: "open")
+        }
+        let attachmentCount = (Value.self as? any CacheAttachments.Type)?.attachmentCount ?? 0
+        guard attachmentCount >= 0 else {
+            throw ObjectCacheError(
+                code: .invalidConfiguration, message: "attachmentCount must not be negative", operation: "open")
+        }
+        self.disk = try DiskLRUCache(
+            directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
+            maxSize: maxDiskSize, options: diskOptions)
+        self.format = format
+        self.defaultTimeToLive = defaultTimeToLive
+        self.memory = Mutex(MemoryTier(countLimit: memoryLimit, byteLimit: memoryByteLimit))
+        self.clock = clock
+        self.keyHasher = keyHasher
+        self.eventHandler = eventHandler
+        self.attachmentCount = attachmentCount
+        self.writeStripes = (0..<16).map { _ in WriteStripe() }
+    }
+
+    // MARK: Reading
+
+    /// The value for `key`: from memory, else from disk (which then fills memory); `nil` on a
+    /// miss. Expired, undecodable and incompatible entries read as misses and are removed.
+    ///
+    /// - Throws: ``ObjectCacheError`` for a key that cannot be encoded or a disk failure.
+    /// - Complexity: O(1) on a memory hit, with no disk access and no decoding.
+    public func value(forKey key: Key) throws -> Value? {
+        let now = clock()
+        switch memory.withLock({ $0.lookup(key, now: now) }) {
+        case .hit(let value):
+            memory.withLock { $0.statistics.memoryHits += 1 }
+            return value
+        case .expired:
+            memory.withLock {
+                $0.statistics.misses += 1
+                $0.statistics.expirations += 1
+            }
+            eventHandler?(.expired(key: key))
+            try removeFromDisk(key, operation: "value")
+            return nil
+        case .miss:
+            break
+        }
+        guard let loaded = try load(key, now: now) else {
+            memory.withLock { $0.statistics.misses += 1 }
+            return nil
+        }
+        memory.withLock {
+            $0.statistics.diskHits += 1
+            $0.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        }
+        try trimMemory()
+        return loaded.value
+    }
+
+    /// Reads the value for `key`, or `nil`; a write stores it in memory only, unsaved, until
+    /// ``save()`` or ``save(_:)`` (write-back). Setting `nil` removes the key from memory and
+    /// disk. Errors, which a subscript cannot throw, read as `nil` and go to the event handler
+    /// where they concern a particular value; use ``value(forKey:)`` to see them.
+    public subscript(key: Key) -> Value? {
+        get { try? value(forKey: key) }
+        set {
+            if let newValue {
+                let expires = defaultTimeToLive.map { clock().addingTimeInterval($0.timeInterval) }
+                memory.withLock { _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires) }
+                try? trimMemory()
+            } else {
+                _ = try? removePermanently(forKey: key)
+            }
+        }
+    }
+
+    /// Reads attachment `index` of the value for `key` straight from its slot, without decoding
+    /// the value; `nil` on a miss.
+    ///
+    /// - Throws: ``ObjectCacheError`` for an index out of range or a disk failure.
+    public func attachment(_ index: Int, forKey key: Key) throws -> Data? {
+        guard (0..<attachmentCount).contains(index) else {
+            throw ObjectCacheError(
+                code: .invalidConfiguration, message: "attachment \(index) is outside 0..<\(attachmentCount)",
+                key: "\(key)", operation: "attachment")
+        }
+        if let pending = memory.withLock({ $0.pendingSave(for: key) }),
+            let attachable = pending.value as? any CacheAttachments
+        {
+            return attachable.attachments[index]
+        }
+        let keyBytes = try encodeKey(key, operation: "attachment")
+        return try diskCall(key, operation: "attachment") {
+            guard let snapshot = try disk.snapshot(forKey: keyHasher.engineKey(for: keyBytes)) else { return nil }
+            defer { snapshot.close() }
+            guard let envelope = try? Envelope(decoding: snapshot.data(at: 0)), envelope.keyBytes == keyBytes,
+                !envelope.isExpired(at: clock())
+            else { return nil }
+            return try snapshot.data(at: 2 + index)
+        }
+    }
+
+    /// The original keys of the values on disk, plus unsaved ones in memory (not the hashes).
+    ///
+    /// - Complexity: O(n): it reads every entry's envelope.
+    public func keys() throws -> [Key] {
+        var result: [Key] = []
+        var seen = Set<Key>()
+        let snapshots = try diskCall(nil, operation: "keys") { try disk.snapshots() }
+        for snapshot in snapshots {
+            defer { snapshot.close() }
+            guard let envelope = try? Envelope(decoding: snapshot.data(at: 0)),
+                let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes), seen.insert(key).inserted
+            else { continue }
+            result.append(key)
+        }
+        for pending in memory.withLock({ $0.unsaved }) where seen.insert(pending.key).inserted {
+            result.append(pending.key)
+        }
+        return result
+    }
+
+    // MARK: Writing
+
+    /// Stores `value` on disk and in memory (write-through): it is on disk when this returns.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: Its key.
+    ///   - expiresAfter: How long it lives; the default is the cache's ``defaultTimeToLive``.
+    /// - Throws: ``ObjectCacheError`` with ``ObjectCacheError/Code/encodingFailed`` or
+    ///   ``ObjectCacheError/Code/diskFailure``; the previous value then stays.
+    public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) throws {
+        let ttl = expiresAfter ?? defaultTimeToLive
+        let expires = ttl.map { clock().addingTimeInterval($0.timeInterval) }
+        let cost = try write(value, forKey: key, expires: expires, operation: "set")
+        memory.withLock { _ = $0.store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires) }
+        try trimMemory()
+    }
+
+    /// Writes every unsaved value to disk.
+    ///
+    /// - Throws: The first failure, after trying every value; values that failed stay unsaved.
+    public func save() throws {
+        var firstFailure: (any Error)?
+        for pending in memory.withLock({ $0.unsaved }) {
+            do {
+                try persist(pending, operation: "save")
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Writes the unsaved value of `key`, if there is one, to disk.
+    ///
+    /// - Throws: ``ObjectCacheError``; the value then stays unsaved.
+    public func save(_ key: Key) throws {
+        guard let pending = memory.withLock({ $0.pendingSave(for: key) }) else { return }
+        try persist(pending, operation: "save")
+    }
+
+    /// Whether `key` has a value in memory that is not on disk yet.
+    public func hasUnsavedValue(forKey key: Key) -> Bool {
+        memory.withLock { $0.pendingSave(for: key) != nil }
+    }
+
+    // MARK: Removing
+
+    /// Drops every value from memory, saving unsaved ones first; the disk keeps them.
+    ///
+    /// - Throws: The first save failure; values that could not be saved stay in memory.
+    public func clearMemory() throws {
+        var firstFailure: (any Error)?
+        for pending in memory.withLock({ $0.unsaved }) {
+            do { try persist(pending, operation: "clearMemory") } catch { firstFailure = firstFailure ?? error }
+        }
+        memory.withLock { tier in
+            for key in tier.items.indicesInLRUOrder.compactMap({ tier.items.key(at: $0) }) {
+                _ = tier.removeIfSaved(key)
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Drops the value of `key` from memory, saving it first if it is unsaved; the disk keeps it.
+    ///
+    /// - Throws: A save failure; the value then stays in memory.
+    public func clearMemory(forKey key: Key) throws {
+        try save(key)
+        _ = memory.withLock { $0.removeIfSaved(key) }
+    }
+
+    /// Removes `key` from memory and disk.
+    ///
+    /// - Returns: Whether a value was found in either.
+    /// - Throws: ``ObjectCacheError`` for a disk failure.
+    @discardableResult
+    public func removePermanently(forKey key: Key) throws -> Bool {
+        let inMemory = memory.withLock { $0.remove(key) } != nil
+        let onDisk = try removeFromDisk(key, operation: "removePermanently")
+        return inMemory || onDisk
+    }
+
+    /// Removes every value from memory and disk.
+    ///
+    /// - Throws: ``ObjectCacheError`` for a disk failure.
+    public func removeAll() throws {
+        memory.withLock { $0.removeAll() }
+        try diskCall(nil, operation: "removeAll") { try disk.evictAll() }
+    }
+
+    /// Removes every expired entry from memory and disk.
+    ///
+    /// - Returns: How many entries were removed from disk.
+    /// - Complexity: O(n): it reads every entry's envelope.
+    @discardableResult
+    public func removeExpired() throws -> Int {
+        let now = clock()
+        memory.withLock { tier in
+            for index in tier.items.indicesInLRUOrder {
+                if let item = tier.items.value(at: index), let expires = item.expires, expires <= now,
+                    let key = tier.items.key(at: index)
+                {
+                    tier.remove(key)
+                }
+            }
+        }
+        var removed = 0
+        let snapshots = try diskCall(nil, operation: "removeExpired") { try disk.snapshots() }
+        for snapshot in snapshots {
+            let envelope = try? Envelope(decoding: snapshot.data(at: 0))
+            snapshot.close()
+            guard let envelope, envelope.isExpired(at: now) else { continue }
+            if try diskCall(nil, operation: "removeExpired", { try disk.remove(snapshot.key) }) {
+                removed += 1
+                if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) { eventHandler?(.expired(key: key)) }
+            }
+        }
+        memory.withLock { $0.statistics.expirations += removed }
+        return removed
+    }
+
+    // MARK: State
+
+    /// Counters since the cache was opened.
+    public var statistics: ObjectCacheStatistics { memory.withLock { $0.statistics } }
+
+    /// The number of values in memory.
+    public var memoryCount: Int { memory.withLock { $0.count } }
+
+    /// The bytes the entries take on disk (values, envelopes and attachments).
+    public var diskSize: Int { disk.size }
+
+    /// Saves unsaved values, then closes the disk cache. Later calls throw.
+    ///
+    /// - Throws: A save failure (the cache is closed regardless) or a close failure.
+    public func close() throws {
+        var failure: (any Error)?
+        do { try save() } catch { failure = error }
+        memory.withLock { $0.removeAll() }
+        do { try disk.close() } catch { failure = failure ?? error }
+        if let failure { throw failure }
+    }
+
+    // MARK: Internals
+
+    struct Loaded {
+        var value: Value
+        var cost: Int
+        var expires: Date?
+    }
+
+    /// Reads and decodes the entry for `key` from disk; `nil` for a miss of any kind.
+    func load(_ key: Key, now: Date) throws -> Loaded? {
+        let keyBytes = try encodeKey(key, operation: "value")
+        let engineKey = keyHasher.engineKey(for: keyBytes)
+        guard let snapshot = try diskCall(key, operation: "value", { try disk.snapshot(forKey: engineKey) }) else {
+            return nil
+        }
+        defer { snapshot.close() }
+        let envelopeData = try diskCall(key, operation: "value") { try snapshot.data(at: 0) }
+        guard let envelope = try? Envelope(decoding: envelopeData),
+            envelope.codec == format.codec || envelope.codec == .raw
+        else {
+            eventHandler?(.incompatibleEntry(key: key))
+            try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+            return nil
+        }
+        guard envelope.keyBytes == keyBytes else {
+            // Another key hashed to the same name: its entry stays, this key misses.
+            eventHandler?(.hashCollision(key: key))
+            return nil
+        }
+        if envelope.isExpired(at: now) {
+            memory.withLock { $0.statistics.expirations += 1 }
+            eventHandler?(.expired(key: key))
+            try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+            return nil
+        }
+        let payload = try diskCall(key, operation: "value") { try snapshot.data(at: 1) }
+        do {
+            var value = try decodeValue(payload, codec: envelope.codec)
+            if attachmentCount > 0, var attachable = value as? any CacheAttachments {
+                let parts = try diskCall(key, operation: "value") {
+                    try (0..<attachmentCount).map { try snapshot.data(at: 2 + $0) }
+                }
+                attachable.restoreAttachments(parts)
+                if let restored = attachable as? Value { value = restored }
+            }
+            return Loaded(value: value, cost: payload.count, expires: envelope.expires)
+        } catch {
+            memory.withLock { $0.statistics.decodeFailures += 1 }
+            eventHandler?(.decodingFailed(key: key, error: error))
+            try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+            return nil
+        }
+    }
+
+    private func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
+        if codec == .raw {
+            guard let data = payload as? Value else {
+                throw DecodingError.typeMismatch(
+                    Value.self, .init(codingPath: [], debugDescription: "raw bytes stored, \(Value.self) expected"))
+            }
+            return data
+        }
+        return try format.decode(Value.self, from: payload)
+    }
+
+    /// Encodes and writes one value; returns its encoded size.
+    func write(_ value: Value, forKey key: Key, expires: Date?, operation: String) throws -> Int {
+        let keyBytes = try encodeKey(key, operation: operation)
+        let payload: Data
+        let codec: ObjectCacheFormat.Codec
+        if let data = value as? Data {
+            payload = data
+            codec = .raw
+        } else {
+            do {
+                payload = try format.encode(value)
+            } catch {
+                throw ObjectCacheError(
+                    code: .encodingFailed, message: "the value could not be encoded", key: "\(key)",
+                    operation: operation, cause: error)
+            }
+            codec = format.codec
+        }
+        var slots = [Envelope(codec: codec, created: clock(), expires: expires, keyBytes: keyBytes).encoded(), payload]
+        if attachmentCount > 0 {
+            let parts = (value as? any CacheAttachments)?.attachments ?? []
+            guard parts.count == attachmentCount else {
+                throw ObjectCacheError(
+                    code: .attachmentCountMismatch,
+                    message: "expected \(attachmentCount) attachments, the value returned \(parts.count)",
+                    key: "\(key)", operation: operation)
+            }
+            slots += parts
+        }
+        let engineKey = keyHasher.engineKey(for: keyBytes)
+        try stripe(for: engineKey).lock.withLock { _ in
+            try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
+        }
+        memory.withLock { $0.statistics.saves += 1 }
+        return payload.count
+    }
+
+    /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
+    func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: String) throws {
+        let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
+        memory.withLock { $0.markSaved(pending.key, version: pending.version, cost: cost) }
+    }
+
+    /// Applies the memory limits, saving unsaved values before dropping them.
+    func trimMemory() throws {
+        let mustSave = memory.withLock { $0.trim() }
+        for pending in mustSave {
+            do {
+                try persist(pending, operation: "evict from memory")
+                memory.withLock { tier in
+                    if tier.removeIfSaved(pending.key) { tier.statistics.memoryEvictions += 1 }
+                }
+            } catch {
+                // Kept in memory, still unsaved: never dropped silently.
+                eventHandler?(.saveFailed(key: pending.key, error: error))
+            }
+        }
+    }
+
+    @discardableResult
+    func removeFromDisk(_ key: Key, operation: String) throws -> Bool {
+        let engineKey = keyHasher.engineKey(for: try encodeKey(key, operation: operation))
+        return try stripe(for: engineKey).lock.withLock { _ in
+            try diskCall(key, operation: operation) { try disk.remove(engineKey) }
+        }
+    }
+
+    func encodeKey(_ key: Key, operation: String) throws -> Data {
+        do {
+            return try KeyCoding.bytes(of: key)
+        } catch {
+            throw ObjectCacheError(
+                code: .encodingFailed, message: "the key could not be encoded", key: "\(key)",
+                operation: operation, cause: error)
+        }
+    }
+
+    /// Runs an engine call, wrapping its error with the key and operation.
+    func diskCall<T>(_ key: Key?, operation: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CacheError {
+            throw ObjectCacheError(
+                code: .diskFailure, message: error.message, key: key.map { "\($0)" }, operation: operation, cause: error)
+        }
+    }
+
+    private func stripe(for engineKey: String) -> WriteStripe {
+        var hasher = Hasher()
+        hasher.combine(engineKey)
+        return writeStripes[Int(UInt(bitPattern: hasher.finalize()) % UInt(writeStripes.count))]
+    }
+}
+
+/// One lock of the per-key write striping.
+final class WriteStripe: Sendable {
+    let lock = Mutex(())
+}
+
+extension Duration {
+    /// The duration in seconds, as Foundation counts time.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

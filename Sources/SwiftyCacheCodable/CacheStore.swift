@@ -1,0 +1,188 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+import Synchronization
+
+/// A root directory that holds several caches, each in a subdirectory (a namespace) with its
+/// own limits: objects, images, voice clips…
+///
+/// ```swift
+/// let store = try CacheStore(name: "MyApp")            // ~/.cache/MyApp on Linux
+/// let pages = try store.objects("pages", of: Page.self, keyType: URL.self)
+/// let images = try store.data("images", maxDiskSize: 200 << 20)
+/// print(store.totalSize())
+/// ```
+///
+/// Asking twice for the same namespace returns the same cache (a directory can only be open
+/// once). Asking for it with other types throws.
+public final class CacheStore: Sendable {
+    /// The root directory.
+    public let directory: URL
+    private let opened = Mutex<[String: any Sendable]>([:])
+
+    /// A store rooted at `directory`.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// A store rooted at the platform's caches directory: `$XDG_CACHE_HOME/name` or
+    /// `~/.cache/name` on Linux, the user's Caches folder on Apple platforms.
+    ///
+    /// - Throws: ``ObjectCacheError/Code/invalidConfiguration`` for a name that is not a
+    ///   plain folder name.
+    public convenience init(name: String) throws {
+        try Self.validate(name, operation: "CacheStore")
+        self.init(directory: Self.defaultRoot().appending(path: name, directoryHint: .isDirectory))
+    }
+
+    /// The platform's directory for caches.
+    public static func defaultRoot() -> URL {
+        #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(filePath: xdg, directoryHint: .isDirectory)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectoryForStore()
+        return URL(filePath: home, directoryHint: .isDirectory).appending(path: ".cache", directoryHint: .isDirectory)
+        #else
+        return FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        #endif
+    }
+
+    /// The object cache of namespace `name`, opened on first use.
+    ///
+    /// - Parameters:
+    ///   - name: A folder name: letters, digits, `-`, `_` and `.`, not starting with `.`.
+    ///   - valueType: The value type.
+    ///   - keyType: The key type. The default is `String`.
+    ///   - maxDiskSize: The bytes kept on disk. The default is 50 MiB.
+    ///   - memoryLimit: Values kept in memory. The default is 100.
+    ///   - format: JSON (the default) or a property list.
+    ///   - schemaVersion: Bumping it empties this namespace. The default is 1.
+    ///   - defaultTimeToLive: See ``ObjectCache/defaultTimeToLive``.
+    /// - Throws: ``ObjectCacheError/Code/namespaceConflict`` if the namespace is open with other
+    ///   types, and the errors of ``ObjectCache/init(directory:maxDiskSize:memoryLimit:memoryByteLimit:format:schemaVersion:defaultTimeToLive:clock:keyHasher:diskOptions:eventHandler:)``.
+    public func objects<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>(
+        _ name: String, of valueType: Value.Type, keyType: Key.Type = String.self,
+        maxDiskSize: Int = 50 << 20, memoryLimit: Int = 100, format: ObjectCacheFormat = .json,
+        schemaVersion: Int = 1, defaultTimeToLive: Duration? = nil
+    ) throws -> ObjectCache<Key, Value> {
+        try Self.validate(name, operation: "objects")
+        return try opened.withLock { opened in
+            if let existing = opened[name] {
+                guard let cache = existing as? ObjectCache<Key, Value> else {
+                    throw ObjectCacheError(
+                        code: .namespaceConflict,
+                        message: "namespace \(name) is already open as \(type(of: existing))", operation: "objects")
+                }
+                return cache
+            }
+            let cache = try ObjectCache<Key, Value>(
+                directory: directory.appending(path: name, directoryHint: .isDirectory), maxDiskSize: maxDiskSize,
+                memoryLimit: memoryLimit, format: format, schemaVersion: schemaVersion,
+                defaultTimeToLive: defaultTimeToLive)
+            opened[name] = cache
+            return cache
+        }
+    }
+
+    /// A cache of raw bytes by string key in namespace `name` (images, audio…).
+    ///
+    /// - Throws: The errors of ``objects(_:of:keyType:maxDiskSize:memoryLimit:format:schemaVersion:defaultTimeToLive:)``.
+    public func data(_ name: String, maxDiskSize: Int = 50 << 20, memoryLimit: Int = 20) throws -> ObjectCache<String, Data> {
+        try objects(name, of: Data.self, keyType: String.self, maxDiskSize: maxDiskSize, memoryLimit: memoryLimit)
+    }
+
+    /// The names of the namespaces on disk.
+    public func namespaces() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))) ?? []
+        return names.filter { (try? Self.validate($0, operation: "")) != nil }.sorted()
+    }
+
+    /// The value bytes of all namespaces: the open caches' sizes, and the value files of the others.
+    public func totalSize() -> Int {
+        let open = opened.withLock { $0 }
+        var total = 0
+        for name in namespaces() {
+            if let cache = open[name] as? any SizedCache {
+                total += cache.diskSize
+            } else {
+                total += Self.valueBytes(in: directory.appending(path: name, directoryHint: .isDirectory))
+            }
+        }
+        return total
+    }
+
+    /// Empties every namespace: open caches are cleared, the folders of the others deleted.
+    ///
+    /// - Throws: The first failure, after trying every namespace.
+    public func clearAll() throws {
+        let open = opened.withLock { $0 }
+        var failure: (any Error)?
+        for name in namespaces() {
+            do {
+                if let cache = open[name] as? any SizedCache {
+                    try cache.removeAll()
+                } else {
+                    try FileManager.default.removeItem(at: directory.appending(path: name, directoryHint: .isDirectory))
+                }
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func validate(_ name: String, operation: String) throws {
+        let allowed = name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                true
+            default: false
+            }
+        }
+        guard !name.isEmpty, name.utf8.count <= 255, allowed, !name.hasPrefix(".") else {
+            throw ObjectCacheError(
+                code: .invalidConfiguration,
+                message: "a namespace must be a plain folder name (letters, digits, - _ .), got \(String(reflecting: name))",
+                operation: operation)
+        }
+    }
+
+    private static func valueBytes(in directory: URL) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))) ?? []
+        var total = 0
+        for name in names where isValueFileName(name) {
+            let path = directory.appending(path: name).path(percentEncoded: false)
+            total += ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        }
+        return total
+    }
+}
+
+/// Whether `name` looks like an engine value file, `key.N`.
+private func isValueFileName(_ name: String) -> Bool {
+    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+    let keyIsValid = parts[0].utf8.allSatisfy { byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+    return keyIsValid && parts[1].utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+}
+
+/// What the store needs of a cache whatever its types.
+protocol SizedCache: Sendable {
+    var diskSize: Int { get }
+    func removeAll() throws
+}
+
+extension ObjectCache: SizedCache {}
+
+private func NSHomeDirectoryForStore() -> String {
+    FileManager.default.homeDirectoryForCurrentUser.path(percentEncoded: false)
+}

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Slot 0 of every entry: what is needed to trust slot 1 before decoding it.
+///
+/// Layout, little-endian:
+///
+///     offset  size  field
+///     0       4     magic "SCOB"
+///     4       1     envelope version (1)
+///     5       1     codec (0 raw, 1 JSON, 2 binary plist, 3 XML plist)
+///     6       2     reserved, zero
+///     8       8     created, seconds since 1970 (Double bits)
+///     16      8     expires, seconds since 1970 (Double bits; NaN: never)
+///     24      4     key length n
+///     28      n     the original key's canonical bytes
+struct Envelope: Equatable {
+    static let magic = Array("SCOB".utf8)
+    static let currentVersion: UInt8 = 1
+    static let headerSize = 28
+
+    var codec: ObjectCacheFormat.Codec
+    var created: Date
+    var expires: Date?
+    var keyBytes: Data
+
+    func encoded() -> Data {
+        var data = Data(capacity: Self.headerSize + keyBytes.count)
+        data.append(contentsOf: Self.magic)
+        data.append(Self.currentVersion)
+        data.append(codec.rawValue)
+        data.append(contentsOf: [0, 0])
+        Self.append(created.timeIntervalSince1970.bitPattern, to: &data)
+        Self.append((expires?.timeIntervalSince1970 ?? .nan).bitPattern, to: &data)
+        Self.append(UInt32(truncatingIfNeeded: keyBytes.count), to: &data)
+        data.append(keyBytes)
+        return data
+    }
+
+    enum DecodingFailure: Error {
+        case notAnEnvelope
+        case unsupportedVersion(UInt8)
+        case unknownCodec(UInt8)
+    }
+
+    init(codec: ObjectCacheFormat.Codec, created: Date, expires: Date?, keyBytes: Data) {
+        self.codec = codec
+        self.created = created
+        self.expires = expires
+        self.keyBytes = keyBytes
+    }
+
+    init(decoding data: Data) throws(DecodingFailure) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= Self.headerSize, Array(bytes[0..<4]) == Self.magic else { throw .notAnEnvelope }
+        guard bytes[4] == Self.currentVersion else { throw .unsupportedVersion(bytes[4]) }
+        guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else { throw .unknownCodec(bytes[5]) }
+        let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
+        let expires = Double(bitPattern: Self.read(UInt64.self, bytes, at: 16))
+        let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
+        guard bytes.count == Self.headerSize + keyLength else { throw .notAnEnvelope }
+        self.codec = codec
+        self.created = Date(timeIntervalSince1970: created)
+        self.expires = expires.isNaN ? nil : Date(timeIntervalSince1970: expires)
+        self.keyBytes = Data(bytes[Self.headerSize...])
+    }
+
+    func isExpired(at now: Date) -> Bool {
+        guard let expires else { return false }
+        return expires <= now
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
+        var value: T = 0
+        for i in 0..<MemoryLayout<T>.size { value |= T(bytes[offset + i]) << (8 * i) }
+        return value
+    }
+}

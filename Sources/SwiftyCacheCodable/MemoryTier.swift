@@ -1,0 +1,160 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SwiftyCacheCore
+
+/// The decoded values an ``ObjectCache`` keeps in memory, in LRU order, bounded by count and
+/// optionally by encoded bytes. Values written with the subscript are *unsaved* until saved;
+/// the tier never drops an unsaved value: it hands it back for saving instead.
+///
+/// Guarded by the object cache's lock; all decisions are here and testable without a disk.
+struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    struct Item: Sendable {
+        var value: Value
+        var isUnsaved: Bool
+        /// Bumped on every change, so a save that raced a newer write does not mark it saved.
+        var version: UInt64
+        /// Encoded bytes, counted against the byte limit; 0 while unsaved (not yet encoded).
+        var cost: Int
+        var expires: Date?
+    }
+
+    /// A value to write to disk, as it was when picked.
+    struct PendingSave: Sendable {
+        var key: Key
+        var value: Value
+        var version: UInt64
+        var expires: Date?
+    }
+
+    let countLimit: Int
+    let byteLimit: Int?
+    private(set) var items = LRUDictionary<Key, Item>()
+    private(set) var totalCost = 0
+    private var nextVersion: UInt64 = 1
+    var statistics = ObjectCacheStatistics()
+
+    init(countLimit: Int, byteLimit: Int?) {
+        self.countLimit = countLimit
+        self.byteLimit = byteLimit
+    }
+
+    enum Lookup {
+        case hit(Value)
+        case expired(wasUnsaved: Bool)
+        case miss
+    }
+
+    /// Finds a live value and makes it the most recently used.
+    ///
+    /// - Complexity: O(1).
+    mutating func lookup(_ key: Key, now: Date) -> Lookup {
+        guard let index = items.index(of: key), let item = items.value(at: index) else { return .miss }
+        if let expires = item.expires, expires <= now {
+            remove(key)
+            return .expired(wasUnsaved: item.isUnsaved)
+        }
+        items.touch(index)
+        return .hit(item.value)
+    }
+
+    func contains(_ key: Key) -> Bool { items.index(of: key) != nil }
+
+    /// Stores a value, replacing any other, and returns its version.
+    @discardableResult
+    mutating func store(_ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?) -> UInt64 {
+        let version = nextVersion
+        nextVersion += 1
+        let item = Item(value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires)
+        if let index = items.index(of: key) {
+            totalCost -= items.value(at: index)?.cost ?? 0
+            items.update(at: index) { $0 = item }
+            items.touch(index)
+        } else {
+            items.insert(item, forKey: key)
+        }
+        totalCost += item.cost
+        return version
+    }
+
+    /// Stores a value read from disk unless a newer one arrived meanwhile.
+    mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) {
+        guard items.index(of: key) == nil else { return }
+        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)
+    }
+
+    /// Marks a value saved if it is still the version that was written.
+    mutating func markSaved(_ key: Key, version: UInt64, cost: Int) {
+        guard let index = items.index(of: key), let item = items.value(at: index), item.version == version else { return }
+        totalCost += cost - item.cost
+        items.update(at: index) {
+            $0.isUnsaved = false
+            $0.cost = cost
+        }
+    }
+
+    @discardableResult
+    mutating func remove(_ key: Key) -> Item? {
+        guard let index = items.index(of: key), let item = items.remove(at: index) else { return nil }
+        totalCost -= item.cost
+        return item
+    }
+
+    /// Drops a value if it is saved (or its version is the one given, just saved).
+    mutating func removeIfSaved(_ key: Key) -> Bool {
+        guard let index = items.index(of: key), let item = items.value(at: index), !item.isUnsaved else { return false }
+        remove(key)
+        return true
+    }
+
+    mutating func removeAll() {
+        items.removeAll()
+        totalCost = 0
+    }
+
+    /// Every unsaved value, oldest first.
+    /// - Complexity: O(n) in the values in memory.
+    var unsaved: [PendingSave] {
+        items.indicesInLRUOrder.compactMap { index in
+            guard let key = items.key(at: index), let item = items.value(at: index), item.isUnsaved else { return nil }
+            return PendingSave(key: key, value: item.value, version: item.version, expires: item.expires)
+        }
+    }
+
+    func pendingSave(for key: Key) -> PendingSave? {
+        guard let index = items.index(of: key), let item = items.value(at: index), item.isUnsaved else { return nil }
+        return PendingSave(key: key, value: item.value, version: item.version, expires: item.expires)
+    }
+
+    /// Evicts least recently used saved values until the limits hold. Unsaved values in the
+    /// way are returned, still in memory, for the caller to save and then evict.
+    ///
+    /// - Complexity: O(evicted + unsaved values passed over).
+    mutating func trim() -> [PendingSave] {
+        var mustSave: [PendingSave] = []
+        var cursor = items.eldest
+        while cursor != -1 && isOverLimit(excluding: mustSave.count) {
+            let next = items.indexAfter(cursor)
+            if let key = items.key(at: cursor), let item = items.value(at: cursor) {
+                if item.isUnsaved {
+                    mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
+                } else {
+                    remove(key)
+                    statistics.memoryEvictions += 1
+                }
+            }
+            cursor = next
+        }
+        return mustSave
+    }
+
+    private func isOverLimit(excluding pending: Int) -> Bool {
+        if items.count - pending > countLimit { return true }
+        if let byteLimit, totalCost > byteLimit { return true }
+        return false
+    }
+
+    var count: Int { items.count }
+}

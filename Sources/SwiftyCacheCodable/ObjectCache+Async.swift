@@ -1,0 +1,72 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SwiftyCacheCore
+import Synchronization
+
+/// `async` overloads: memory hits return at once; disk I/O runs on the engine's I/O queue,
+/// off the caller's thread and off Swift's cooperative pool.
+extension ObjectCache {
+    /// The value for `key`; see ``value(forKey:)``.
+    public func value(forKey key: Key) async throws -> Value? {
+        if case .hit(let value) = memory.withLock({ $0.lookup(key, now: clock()) }) {
+            memory.withLock { $0.statistics.memoryHits += 1 }
+            return value
+        }
+        return try await DiskLRUCache.offload { try self.value(forKey: key) }
+    }
+
+    /// Stores `value` on disk and in memory; see ``set(_:forKey:expiresAfter:)``.
+    public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) async throws {
+        try await DiskLRUCache.offload { try self.set(value, forKey: key, expiresAfter: expiresAfter) }
+    }
+
+    /// Writes every unsaved value to disk; see ``save()``.
+    public func save() async throws {
+        try await DiskLRUCache.offload { try self.save() }
+    }
+
+    /// Writes the unsaved value of `key`; see ``save(_:)``.
+    public func save(_ key: Key) async throws {
+        try await DiskLRUCache.offload { try self.save(key) }
+    }
+
+    /// Removes `key` from memory and disk; see ``removePermanently(forKey:)``.
+    @discardableResult
+    public func removePermanently(forKey key: Key) async throws -> Bool {
+        try await DiskLRUCache.offload { try self.removePermanently(forKey: key) }
+    }
+
+    /// Removes every value from memory and disk; see ``removeAll()``.
+    public func removeAll() async throws {
+        try await DiskLRUCache.offload { try self.removeAll() }
+    }
+
+    /// Loads the given keys from disk into memory, several at a time, in the background.
+    /// Missing keys, and keys already in memory, are skipped; read errors are ignored (a later
+    /// read reports them). When it returns, reads of the keys found are memory hits.
+    ///
+    /// - Parameter keys: The keys to load.
+    public func preload(_ keys: some Sequence<Key> & Sendable) async {
+        let wanted = memory.withLock { tier in keys.filter { !tier.contains($0) } }
+        let parallelism = 4
+        await withTaskGroup(of: Void.self) { group in
+            var iterator = wanted.makeIterator()
+            func addNext() -> Bool {
+                guard let key = iterator.next() else { return false }
+                group.addTask { _ = try? await DiskLRUCache.offload { try self.loadIntoMemory(key) } }
+                return true
+            }
+            for _ in 0..<parallelism where !addNext() { break }
+            while await group.next() != nil { _ = addNext() }
+        }
+    }
+
+    private func loadIntoMemory(_ key: Key) throws {
+        guard let loaded = try load(key, now: clock()) else { return }
+        memory.withLock { $0.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) }
+        try trimMemory()
+    }
+}
