@@ -14,10 +14,18 @@ let package = Package(
     products: [
         .library(name: "SwiftyCacheCore", targets: ["SwiftyCacheCore"]),
         .library(name: "SwiftyCacheCodable", targets: ["SwiftyCacheCodable"]),
+        .executable(name: "notes-offline", targets: ["notes-offline"]),
     ],
     targets: [
         .target(name: "SwiftyCacheCore", swiftSettings: strictSettings),
         .target(name: "SwiftyCacheCodable", dependencies: ["SwiftyCacheCore"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "notes-offline",
+            dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore"],
+            path: "Examples/NotesOffline",
+            resources: [.copy("Samples")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SwiftyCacheTestSupport",
             dependencies: ["SwiftyCacheCore"],
@@ -27,6 +35,11 @@ let package = Package(
         .testTarget(
             name: "SwiftyCacheCodableTests",
             dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NotesOfflineTests",
+            dependencies: ["notes-offline", "SwiftyCacheCore", "SwiftyCacheTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -47,7 +47,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         case miss
     }
 
-    /// Finds a live value and makes it the most recently used.
+    /// Finds a live value, makes it the most recently used and counts the hit.
     ///
     /// - Complexity: O(1).
     mutating func lookup(_ key: Key, now: Date) -> Lookup {
@@ -57,6 +57,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return .expired(wasUnsaved: item.isUnsaved)
         }
         items.touch(index)
+        statistics.memoryHits += 1
         return .hit(item.value)
     }
 

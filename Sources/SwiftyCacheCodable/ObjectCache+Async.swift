@@ -12,7 +12,6 @@ extension ObjectCache {
     /// The value for `key`; see ``value(forKey:)``.
     public func value(forKey key: Key) async throws -> Value? {
         if case .hit(let value) = memory.withLock({ $0.lookup(key, now: clock()) }) {
-            memory.withLock { $0.statistics.memoryHits += 1 }
             return value
         }
         return try await DiskLRUCache.offload { try self.value(forKey: key) }

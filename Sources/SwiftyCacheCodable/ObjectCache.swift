@@ -109,7 +109,6 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         let now = clock()
         switch memory.withLock({ $0.lookup(key, now: now) }) {
         case .hit(let value):
-            memory.withLock { $0.statistics.memoryHits += 1 }
             return value
         case .expired:
             memory.withLock {
