@@ -212,6 +212,8 @@ struct CacheState {
         table.setEditor(index, 0)
         redundantOpCount += 1
         if table[index].isReadable {
+            // Replay treats the CLEAN line as a use; so does memory, so both orders agree.
+            table.touch(index)
             appendJournal(.clean(lengths: table[index].lengths), key: key)
         } else {
             table.remove(at: index)

@@ -313,10 +313,20 @@ public final class DiskLRUCache: Sendable {
                 code: .wrongValueCount, message: "expected \(valueCount) values, got \(values.count)",
                 key: key, operation: "setData")
         }
-        guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false) else {
-            throw editInProgress(key, operation: "setData")
+        let slots = values.enumerated().map { ($0.offset, $0.element) }
+        // A concurrent remove detaches the editor; since every slot is written, starting over
+        // is the same as the remove having come first.
+        for attempt in 1...3 {
+            guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false) else {
+                throw editInProgress(key, operation: "setData")
+            }
+            do {
+                try write(slots, with: editor)
+                return
+            } catch let error as CacheError where error.code == .editorDetached && attempt < 3 {
+                continue
+            }
         }
-        try write(values.enumerated().map { ($0.offset, $0.element) }, with: editor)
     }
 
     /// Replaces some slots of an existing entry; the others keep their values.

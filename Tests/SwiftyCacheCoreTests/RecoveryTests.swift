@@ -172,6 +172,18 @@ import Testing
         #expect(try cache.keys() == ["d", "e", "f", "b", "g"])
     }
 
+    @Test func lruOrderInMemoryMatchesReplayAfterAbortedEdit() throws {
+        let cache = try openCache(url)
+        for key in ["a", "b", "c"] { try cache.set(key, key, key) }
+        let editor = try #require(try cache.edit("a"))
+        try cache.snapshot(forKey: "b")?.close()
+        editor.abort()  // journals CLEAN a, which replay counts as a use
+        let live = try cache.keys()
+        #expect(live == ["c", "b", "a"])
+        try cache.close()
+        #expect(try openCache(url).keys() == live)
+    }
+
     @Test func journalThatIsASymlinkIsNotFollowed() throws {
         let outside = TemporaryDirectory()
         try JournalFixture.write(["CLEAN k1 1 1"], to: outside.url)
