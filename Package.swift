@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SwiftyCacheCore", targets: ["SwiftyCacheCore"]),
         .library(name: "SwiftyCacheCodable", targets: ["SwiftyCacheCodable"]),
         .executable(name: "notes-offline", targets: ["notes-offline"]),
+        .executable(name: "swiftycache-bench", targets: ["swiftycache-bench"]),
     ],
     targets: [
         .target(name: "SwiftyCacheCore", swiftSettings: strictSettings),
@@ -24,6 +25,12 @@ let package = Package(
             dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore"],
             path: "Examples/NotesOffline",
             resources: [.copy("Samples")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "swiftycache-bench",
+            dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore"],
+            path: "Benchmarks/SwiftyCacheBench",
             swiftSettings: strictSettings
         ),
         .target(

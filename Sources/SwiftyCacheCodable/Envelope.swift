@@ -54,18 +54,21 @@ struct Envelope: Equatable {
     }
 
     init(decoding data: Data) throws(DecodingFailure) {
-        let bytes = [UInt8](data)
-        guard bytes.count >= Self.headerSize, Array(bytes[0..<4]) == Self.magic else { throw .notAnEnvelope }
-        guard bytes[4] == Self.currentVersion else { throw .unsupportedVersion(bytes[4]) }
-        guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else { throw .unknownCodec(bytes[5]) }
-        let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
-        let expires = Double(bitPattern: Self.read(UInt64.self, bytes, at: 16))
-        let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
-        guard bytes.count == Self.headerSize + keyLength else { throw .notAnEnvelope }
+        let fields: Result<(ObjectCacheFormat.Codec, Double, Double), DecodingFailure> = data.withUnsafeBytes { bytes in
+            guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else { return .failure(.notAnEnvelope) }
+            guard bytes[4] == Self.currentVersion else { return .failure(.unsupportedVersion(bytes[4])) }
+            guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else { return .failure(.unknownCodec(bytes[5])) }
+            let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
+            guard bytes.count == Self.headerSize + keyLength else { return .failure(.notAnEnvelope) }
+            let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
+            let expires = Double(bitPattern: Self.read(UInt64.self, bytes, at: 16))
+            return .success((codec, created, expires))
+        }
+        let (codec, created, expires) = try fields.get()
         self.codec = codec
         self.created = Date(timeIntervalSince1970: created)
         self.expires = expires.isNaN ? nil : Date(timeIntervalSince1970: expires)
-        self.keyBytes = Data(bytes[Self.headerSize...])
+        self.keyBytes = data.dropFirst(Self.headerSize)
     }
 
     func isExpired(at now: Date) -> Bool {
@@ -77,7 +80,7 @@ struct Envelope: Equatable {
         withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
     }
 
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> T {
         var value: T = 0
         for i in 0..<MemoryLayout<T>.size { value |= T(bytes[offset + i]) << (8 * i) }
         return value

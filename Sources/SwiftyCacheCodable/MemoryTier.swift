@@ -1,24 +1,26 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 /// The decoded values an ``ObjectCache`` keeps in memory, in LRU order, bounded by count and
 /// optionally by encoded bytes. Values written with the subscript are *unsaved* until saved;
 /// the tier never drops an unsaved value: it hands it back for saving instead.
 ///
 /// Guarded by the object cache's lock; all decisions are here and testable without a disk.
+@usableFromInline
 struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    @usableFromInline
     struct Item: Sendable {
-        var value: Value
+        @usableFromInline var value: Value
         var isUnsaved: Bool
         /// Bumped on every change, so a save that raced a newer write does not mark it saved.
         var version: UInt64
         /// Encoded bytes, counted against the byte limit; 0 while unsaved (not yet encoded).
         var cost: Int
-        var expires: Date?
+        @usableFromInline var expires: Date?
     }
 
     /// A value to write to disk, as it was when picked.
@@ -31,14 +33,28 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     let countLimit: Int
     let byteLimit: Int?
-    private(set) var items = LRUDictionary<Key, Item>()
+    @usableFromInline private(set) var items = LRUDictionary<Key, Item>()
     private(set) var totalCost = 0
     private var nextVersion: UInt64 = 1
-    var statistics = ObjectCacheStatistics()
+    @usableFromInline var statistics = ObjectCacheStatistics()
 
     init(countLimit: Int, byteLimit: Int?) {
         self.countLimit = countLimit
         self.byteLimit = byteLimit
+    }
+
+    /// The fast path of a read: a live value that cannot have expired, made the most recently
+    /// used and counted; `nil` sends the caller to the full lookup. The clock is read only for
+    /// values that carry an expiry date.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    mutating func freshHit(_ key: Key, clock: () -> Date) -> Value? {
+        guard let index = items.index(of: key), let item = items.value(at: index) else { return nil }
+        if let expires = item.expires, expires <= clock() { return nil }
+        items.touch(index)
+        statistics.memoryHits += 1
+        return item.value
     }
 
     enum Lookup {

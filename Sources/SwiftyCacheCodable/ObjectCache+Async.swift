@@ -11,10 +11,8 @@ import Synchronization
 extension ObjectCache {
     /// The value for `key`; see ``value(forKey:)``.
     public func value(forKey key: Key) async throws -> Value? {
-        if case .hit(let value) = memory.withLock({ $0.lookup(key, now: clock()) }) {
-            return value
-        }
-        return try await DiskLRUCache.offload { try self.value(forKey: key) }
+        if let value = memory.withLock({ $0.freshHit(key, clock: clock) }) { return value }
+        return try await DiskLRUCache.offload { try self.valueAfterMemoryMiss(forKey: key) }
     }
 
     /// Stores `value` on disk and in memory; see ``set(_:forKey:expiresAfter:)``.

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import SwiftyCacheCore
-import Synchronization
+public import Synchronization
 
 /// A typed, bounded, crash-safe store of `Codable` values: a disk LRU cache with an LRU tier of
 /// decoded values in memory in front of it.
@@ -36,8 +36,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// The time-to-live of entries written without `expiresAfter`; `nil` keeps them until evicted.
     public let defaultTimeToLive: Duration?
 
-    let memory: Mutex<MemoryTier<Key, Value>>
-    let clock: @Sendable () -> Date
+    @usableFromInline let memory: Mutex<MemoryTier<Key, Value>>
+    @usableFromInline let clock: @Sendable () -> Date
     let keyHasher: any CacheKeyHasher
     let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
     let attachmentCount: Int
@@ -105,7 +105,16 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///
     /// - Throws: ``ObjectCacheError`` for a key that cannot be encoded or a disk failure.
     /// - Complexity: O(1) on a memory hit, with no disk access and no decoding.
+    @inlinable
     public func value(forKey key: Key) throws -> Value? {
+        // Inlinable, so a memory hit runs specialized for the caller's types.
+        if let value = memory.withLock({ $0.freshHit(key, clock: clock) }) { return value }
+        return try valueAfterMemoryMiss(forKey: key)
+    }
+
+    /// The rest of a read: expiry of a value in memory, then the disk.
+    @usableFromInline
+    func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
         let now = clock()
         switch memory.withLock({ $0.lookup(key, now: now) }) {
         case .hit(let value):

@@ -1,43 +1,77 @@
 /// SHA-256 (FIPS 180-4), for hashing cache keys into file names. CryptoKit is not available on
 /// Linux and the package takes no dependencies, so it is written here; the tests check it
 /// against the NIST vectors.
+///
+/// Whole 64-byte blocks are compressed straight from the input; only a partial block is copied.
 public struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
+    /// Bytes of an unfinished block.
     private var pending: [UInt8] = []
     private var totalLength: UInt64 = 0
 
-    public init() {
-        pending.reserveCapacity(64)
-    }
+    public init() {}
 
     /// Feeds more bytes.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            pending.append(byte)
-            totalLength &+= 1
-            if pending.count == 64 {
-                compress(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
+        if let done: Void = bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) {
+            return done
         }
+        let copy = Array(bytes)
+        copy.withUnsafeBytes { update($0) }
+    }
+
+    /// Feeds more bytes from memory.
+    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        totalLength &+= UInt64(buffer.count)
+        var offset = 0
+        if !pending.isEmpty {
+            let take = min(64 - pending.count, buffer.count)
+            pending.append(contentsOf: buffer[0..<take])
+            offset = take
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBytes { compress($0) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        while buffer.count - offset >= 64 {
+            compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
+            offset += 64
+        }
+        pending.append(contentsOf: buffer[offset...])
     }
 
     /// The 32-byte digest of everything fed so far.
     public consuming func finalize() -> [UInt8] {
-        let bitLength = totalLength &* 8
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        for start in stride(from: 0, to: tail.count, by: 64) { compress(tail[start..<start + 64]) }
+        finish()
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
-        }
+        forEachDigestByte { digest.append($0) }
         return digest
+    }
+
+    /// Pads the message and compresses the last block or two, in stack memory.
+    private mutating func finish() {
+        let bitLength = totalLength &* 8
+        let tailLength = pending.count < 56 ? 64 : 128
+        withUnsafeTemporaryAllocation(byteCount: tailLength, alignment: 8) { tail in
+            tail.initializeMemory(as: UInt8.self, repeating: 0)
+            for (i, byte) in pending.enumerated() { tail[i] = byte }
+            tail[pending.count] = 0x80
+            for i in 0..<8 { tail[tailLength - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * i)) }
+            for start in stride(from: 0, to: tailLength, by: 64) {
+                compress(UnsafeRawBufferPointer(rebasing: tail[start..<start + 64]))
+            }
+        }
+        pending.removeAll()
+    }
+
+    private func forEachDigestByte(_ body: (UInt8) -> Void) {
+        withUnsafeBytes(of: state) { words in
+            for word in words.bindMemory(to: UInt32.self) {
+                for shift in stride(from: 24, through: 0, by: -8) { body(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
+            }
+        }
     }
 
     /// The digest of `bytes`.
@@ -49,14 +83,21 @@ public struct SHA256: Sendable {
 
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
     public static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in hash(bytes) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
+        var hasher = SHA256()
+        hasher.update(bytes)
+        hasher.finish()
+        return String(unsafeUninitializedCapacity: 64) { text in
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                var i = 0
+                hasher.forEachDigestByte { byte in
+                    text[i] = digits[Int(byte >> 4)]
+                    text[i + 1] = digits[Int(byte & 0x0f)]
+                    i += 2
+                }
+            }
+            return 64
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static let k: [UInt32] = [
@@ -70,35 +111,34 @@ public struct SHA256: Sendable {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    private mutating func compress(_ block: some Collection<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        var index = block.startIndex
-        for t in 0..<16 {
-            var word: UInt32 = 0
-            for _ in 0..<4 {
-                word = word << 8 | UInt32(block[index])
-                index = block.index(after: index)
+    /// Compresses one 64-byte block into the state.
+    private mutating func compress(_ block: UnsafeRawBufferPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for t in 0..<16 {
+                w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8
+                    | UInt32(block[4 * t + 3])
             }
-            w[t] = word
+            for t in 16..<64 {
+                let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
+                let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
+                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            Self.k.withUnsafeBufferPointer { k in
+                for t in 0..<64 {
+                    let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                    let choice = (e & f) ^ (~e & g)
+                    let temp1 = h &+ s1 &+ choice &+ k[t] &+ w[t]
+                    let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ s0 &+ majority)
+                }
+            }
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+                state.7 &+ h
+            )
         }
-        for t in 16..<64 {
-            let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
-            let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
-            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for t in 0..<64 {
-            let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ s1 &+ choice &+ Self.k[t] &+ w[t]
-            let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-        }
-        state = (
-            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h
-        )
     }
 }
 

@@ -1,87 +1,119 @@
 /// A dictionary that remembers the order in which its entries were last used.
 ///
-/// Values live in a slab threaded on a doubly linked list, so no reference counting is
-/// involved; the slots of removed entries are recycled. Entries are addressed by a stable
-/// index, valid until the entry is removed. A stale index is harmless: reads return `nil`
-/// and writes do nothing.
+/// Entries live in slabs threaded on a doubly linked list: keys, values and links in parallel
+/// arrays, so that moving an entry touches only plain integers (no reference counting), and
+/// the slots of removed entries are recycled. Entries are addressed by a stable index, valid
+/// until the entry is removed. A stale index is harmless: reads return `nil`, writes do nothing.
 ///
 /// - Complexity: lookup, insert, remove and touch are O(1) amortized.
+@usableFromInline
 package struct LRUDictionary<Key: Hashable, Value> {
-    fileprivate struct Node {
-        var key: Key
-        var value: Value
-        var previous: Int
-        var next: Int
+    @usableFromInline
+    struct Link {
+        @usableFromInline var previous: Int
+        @usableFromInline var next: Int
+        /// Whether the slot holds an entry.
+        @usableFromInline var isLive: Bool
+
+        @inlinable
+        init(previous: Int, next: Int, isLive: Bool) {
+            self.previous = previous
+            self.next = next
+            self.isLive = isLive
+        }
     }
 
-    private var nodes: [Node?] = []
-    private var free: [Int] = []
-    private var indexByKey: [Key: Int] = [:]
+    @usableFromInline var keys: [Key?] = []
+    @usableFromInline var values: [Value?] = []
+    @usableFromInline var links: [Link] = []
+    @usableFromInline var free: [Int] = []
+    @usableFromInline var indexByKey: [Key: Int] = [:]
     /// The least recently used entry's index, `-1` when empty.
-    package private(set) var eldest = -1
+    @usableFromInline package var eldest = -1
     /// The most recently used entry's index, `-1` when empty.
-    package private(set) var newest = -1
+    @usableFromInline package var newest = -1
 
+    @inlinable
     package init() {}
 
-    package var count: Int { indexByKey.count }
-    package var isEmpty: Bool { indexByKey.isEmpty }
+    @inlinable package var count: Int { indexByKey.count }
+    @inlinable package var isEmpty: Bool { indexByKey.isEmpty }
 
+    @inlinable
     package func index(of key: Key) -> Int? { indexByKey[key] }
 
-    package func key(at index: Int) -> Key? { nodes[index]?.key }
+    @inlinable
+    package func key(at index: Int) -> Key? { keys[index] }
 
-    package func value(at index: Int) -> Value? { nodes[index]?.value }
+    @inlinable
+    package func value(at index: Int) -> Value? { values[index] }
 
     /// Changes the value at `index` in place.
+    @inlinable
     @discardableResult
     package mutating func update<R>(at index: Int, _ body: (inout Value) -> R) -> R? {
-        guard nodes[index] != nil else { return nil }
-        return body(&nodes[index]!.value)
+        guard links[index].isLive, var value = values[index] else { return nil }
+        values[index] = nil  // keep the value uniquely referenced while `body` mutates it
+        let result = body(&value)
+        values[index] = value
+        return result
     }
 
     /// Inserts an entry for a key that is not present, as the most recently used one.
+    @inlinable
     @discardableResult
     package mutating func insert(_ value: Value, forKey key: Key) -> Int {
         let index: Int
+        let link = Link(previous: newest, next: -1, isLive: true)
         if let reused = free.popLast() {
             index = reused
+            keys[index] = key
+            values[index] = value
+            links[index] = link
         } else {
-            nodes.append(nil)
-            index = nodes.count - 1
+            index = links.count
+            keys.append(key)
+            values.append(value)
+            links.append(link)
         }
-        nodes[index] = Node(key: key, value: value, previous: newest, next: -1)
-        if newest != -1 { nodes[newest]?.next = index } else { eldest = index }
+        if newest != -1 { links[newest].next = index } else { eldest = index }
         newest = index
         indexByKey[key] = index
         return index
     }
 
     /// Removes the entry at `index` and returns its value.
+    @inlinable
     @discardableResult
     package mutating func remove(at index: Int) -> Value? {
-        guard let node = nodes[index] else { return nil }
+        guard links[index].isLive, let key = keys[index] else { return nil }
         unlink(index)
-        indexByKey[node.key] = nil
-        nodes[index] = nil
+        indexByKey[key] = nil
+        let value = values[index]
+        keys[index] = nil
+        values[index] = nil
+        links[index].isLive = false
         free.append(index)
-        return node.value
+        return value
     }
 
     /// Makes the entry the most recently used.
+    @inlinable
     package mutating func touch(_ index: Int) {
-        guard newest != index, nodes[index] != nil else { return }
+        guard newest != index, links[index].isLive else { return }
         unlink(index)
-        nodes[index]?.previous = newest
-        if newest != -1 { nodes[newest]?.next = index } else { eldest = index }
+        links[index].previous = newest
+        if newest != -1 { links[newest].next = index } else { eldest = index }
         newest = index
     }
 
     /// The index after `index` towards the newest entry, `-1` at the end.
-    package func indexAfter(_ index: Int) -> Int { nodes[index]?.next ?? -1 }
+    @inlinable
+    package func indexAfter(_ index: Int) -> Int { links[index].isLive ? links[index].next : -1 }
 
     /// Indices from least to most recently used.
     /// - Complexity: O(n).
+    @inlinable
     package var indicesInLRUOrder: [Int] {
         var result: [Int] = []
         result.reserveCapacity(count)
@@ -93,18 +125,20 @@ package struct LRUDictionary<Key: Hashable, Value> {
         return result
     }
 
+    @inlinable
     package mutating func removeAll() {
         self = LRUDictionary()
     }
 
-    private mutating func unlink(_ index: Int) {
-        guard let node = nodes[index] else { return }
-        if node.previous != -1 { nodes[node.previous]?.next = node.next } else { eldest = node.next }
-        if node.next != -1 { nodes[node.next]?.previous = node.previous } else { newest = node.previous }
-        nodes[index]?.previous = -1
-        nodes[index]?.next = -1
+    @inlinable
+    mutating func unlink(_ index: Int) {
+        let link = links[index]
+        if link.previous != -1 { links[link.previous].next = link.next } else { eldest = link.next }
+        if link.next != -1 { links[link.next].previous = link.previous } else { newest = link.previous }
+        links[index].previous = -1
+        links[index].next = -1
     }
 }
 
 extension LRUDictionary: Sendable where Key: Sendable, Value: Sendable {}
-extension LRUDictionary.Node: Sendable where Key: Sendable, Value: Sendable {}
+extension LRUDictionary.Link: Sendable {}

@@ -51,16 +51,23 @@ public final class Snapshot: Sendable {
     public func data(at index: Int) throws -> Data {
         try checkSlot(index, operation: "read")
         let length = lengths[index]
-        var data = Data(count: length)
-        try data.withUnsafeMutableBytes { buffer in
-            let read = try read(slot: index, into: buffer, at: 0)
-            guard read == length else {
-                throw CacheError(
-                    code: .corruptValue, message: "the value file holds \(read) bytes, the journal recorded \(length)",
-                    key: key, path: cache.environment.cleanPath(key, index), operation: "read")
-            }
+        guard length > 0 else { return Data() }
+        // Read into uninitialized memory that the Data then owns: no zero-filling first.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 16)
+        let read: Int
+        do {
+            read = try self.read(slot: index, into: buffer, at: 0)
+        } catch {
+            buffer.deallocate()
+            throw error
         }
-        return data
+        guard read == length, let base = buffer.baseAddress else {
+            buffer.deallocate()
+            throw CacheError(
+                code: .corruptValue, message: "the value file holds \(read) bytes, the journal recorded \(length)",
+                key: key, path: cache.environment.cleanPath(key, index), operation: "read")
+        }
+        return Data(bytesNoCopy: base, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
     /// Reads slot `index` as a string; `nil` if its bytes are not valid in `encoding`.

@@ -1,0 +1,150 @@
+import Foundation
+
+/// `swift run -c release swiftycache-bench [options]`: the engine and ObjectCache against the
+/// file-system floor, measured in the same run, round by round.
+struct Options {
+    var count = 20_000
+    var valueSizes = [1024, 65_536]
+    var rounds = 5
+    var workloads: Set<String> = ["engine", "scaling", "object"]
+    var scalingSizes = [1_000, 10_000, 100_000]
+    var jsonPath: String?
+
+    static let usage = """
+        Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
+                                 [--workload engine,scaling,object] [--scaling 1000,10000,100000]
+                                 [--json FILE] [--quick]
+          --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
+          --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
+        """
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ name: String) throws -> String {
+            guard let value = rest.popFirst() else { throw UsageError("\(name) needs a value") }
+            return value
+        }
+        func numbers(_ text: String, _ name: String) throws -> [Int] {
+            let parsed = text.split(separator: ",").compactMap { Int($0) }
+            guard !parsed.isEmpty, parsed.allSatisfy({ $0 > 0 }) else { throw UsageError("\(name) takes positive numbers") }
+            return parsed
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--n": count = try numbers(try value(argument), argument)[0]
+            case "--value-size": valueSizes = try numbers(try value(argument), argument)
+            case "--rounds": rounds = try numbers(try value(argument), argument)[0]
+            case "--scaling": scalingSizes = try numbers(try value(argument), argument)
+            case "--workload": workloads = Set(try value(argument).split(separator: ",").map(String.init))
+            case "--json": jsonPath = try value(argument)
+            case "--quick":
+                count = 200
+                rounds = 2
+                scalingSizes = [100, 1_000]
+            case "--help", "-h":
+                print(Self.usage)
+                exit(0)
+            default: throw UsageError("unknown option \(argument)")
+            }
+        }
+    }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Report: Codable {
+    struct Row: Codable {
+        var workload: Figure
+        var baseline: Figure?
+        /// Time per operation of the workload over the baseline's (1.0 = as fast).
+        var costRatio: Double?
+    }
+    var machine: String
+    var date: String
+    var options: String
+    var rows: [Row]
+    var peakRSSMegabytes: Double
+}
+
+func machineDescription() -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }?
+        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu), \(ProcessInfo.processInfo.operatingSystemVersionString)"
+}
+
+func format(_ rate: Double) -> String {
+    rate >= 1_000_000 ? String(format: "%.2fM", rate / 1_000_000) : rate >= 1000 ? String(format: "%.1fk", rate / 1000) : String(format: "%.1f", rate)
+}
+
+@main
+enum SwiftyCacheBench {
+    static func main() async {
+        do {
+            let options = try Options(Array(CommandLine.arguments.dropFirst()))
+            try await run(options)
+        } catch {
+            FileHandle.standardError.write(Data("swiftycache-bench: \(error)\n\(Options.usage)\n".utf8))
+            exit(2)
+        }
+    }
+
+    static func run(_ options: Options) async throws {
+        let scratch = Scratch()
+        defer { scratch.removeAll() }
+        var rows: [Report.Row] = []
+        func add(_ pairs: [(engine: Figure, floor: Figure?)]) {
+            for (workload, baseline) in pairs {
+                let ratio = baseline.map { $0.opsPerSecond / max(workload.opsPerSecond, 1e-12) }
+                let row = Report.Row(workload: workload, baseline: baseline, costRatio: ratio)
+                rows.append(row)
+                printRow(row)
+            }
+        }
+        print("machine: \(machineDescription())")
+        print(String(repeating: "-", count: 118))
+        print(
+            "workload".padding(toLength: 40, withPad: " ", startingAt: 0) + "ops/s (min-max)".padding(toLength: 28, withPad: " ", startingAt: 0)
+                + "p50 µs   p99 µs   baseline ops/s   cost ratio")
+        if options.workloads.contains("engine") {
+            for size in options.valueSizes {
+                let count = size > 4096 ? max(options.count / 10, 20) : options.count
+                add(try EngineWorkloads(count: count, valueSize: size, rounds: options.rounds, scratch: scratch).run())
+            }
+        }
+        if options.workloads.contains("scaling") {
+            add(try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("object") {
+            add(try await ObjectCacheWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
+        }
+        let rss = peakRSSMegabytes()
+        print(String(format: "peak RSS: %.1f MiB", rss))
+        if let path = options.jsonPath {
+            let report = Report(
+                machine: machineDescription(), date: ISO8601DateFormatter().string(from: Date()),
+                options: CommandLine.arguments.dropFirst().joined(separator: " "), rows: rows, peakRSSMegabytes: rss)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(filePath: path))
+            print("wrote \(path)")
+        }
+    }
+
+    static func printRow(_ row: Report.Row) {
+        let w = row.workload
+        var line = w.name.padding(toLength: 40, withPad: " ", startingAt: 0)
+        line += "\(format(w.opsPerSecond)) (\(format(w.opsPerSecondLow))-\(format(w.opsPerSecondHigh)))".padding(toLength: 28, withPad: " ", startingAt: 0)
+        if w.operations == 1 {
+            line += String(format: "%8.1f ms total", w.medianSeconds * 1000).padding(toLength: 34, withPad: " ", startingAt: 0)
+        } else {
+            line += String(format: "%7.2f  %7.2f   ", w.p50Microseconds ?? .nan, w.p99Microseconds ?? .nan)
+            line += (row.baseline.map { format($0.opsPerSecond) } ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0)
+        }
+        if let ratio = row.costRatio { line += String(format: "%.2f×", ratio) }
+        print(line)
+    }
+}

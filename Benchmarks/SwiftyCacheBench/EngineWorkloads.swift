@@ -1,0 +1,140 @@
+import Foundation
+import SwiftyCacheCore
+
+/// Engine against floor, operation by operation, in the same rounds.
+struct EngineWorkloads {
+    let count: Int
+    let valueSize: Int
+    let rounds: Int
+    let scratch: Scratch
+
+    /// Figures by workload, engine and floor side by side.
+    func run() throws -> [(engine: Figure, floor: Figure?)] {
+        var generator = SeededGenerator(seed: 42)
+        let pool = (0..<64).map { _ in [randomData(valueSize, using: &generator), randomData(valueSize, using: &generator)] }
+        let keys = (0..<count).map { "key-\($0)" }
+        var order = Array(0..<count)
+        order.shuffle(using: &generator)
+        var engine: [String: [Run]] = [:]
+        var floor: [String: [Run]] = [:]
+
+        // Warm-up round, not recorded.
+        for round in -1..<rounds {
+            let engineFirst = round % 2 == 0
+            let cacheDirectory = scratch.fresh("engine-\(valueSize)")
+            var cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+            let bare = Floor(directory: scratch.fresh("floor-\(valueSize)"), valueCount: 2)
+            var pairs: [(String, () throws -> Run, () throws -> Run)] = []
+            pairs.append(("set", {
+                try timed(count) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) }
+            }, {
+                timed(count) { bare.set(keys[$0], pool[$0 % 64]) }
+            }))
+            pairs.append(("get", {
+                try timed(count) { i in _ = try cache.data(forKey: keys[order[i]]) }
+            }, {
+                timed(count) { i in _ = bare.get(keys[order[i]]) }
+            }))
+            pairs.append(("overwrite", {
+                try timed(count) { try cache.setData(pool[($0 + 1) % 64], forKey: keys[order[$0]]) }
+            }, {
+                timed(count) { bare.set(keys[order[$0]], pool[($0 + 1) % 64]) }
+            }))
+            for (name, engineRun, floorRun) in pairs {
+                let (e, f) = engineFirst ? (try engineRun(), try floorRun()) : (try floorRun(), try engineRun())
+                if round >= 0 {
+                    engine[name, default: []].append(e)
+                    floor[name, default: []].append(f)
+                }
+            }
+            let miss = try timed(count) { _ = try cache.snapshot(forKey: "absent-\($0)") }
+            try cache.close()
+            let reopen = try timed(1, perOperation: false) { _ in
+                cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+            }
+            let removeEngine = { try timed(count) { _ = try cache.remove(keys[order[$0]]) } }
+            let removeFloor = { timed(count) { bare.remove(keys[order[$0]]) } }
+            let (re, rf) = engineFirst ? (try removeEngine(), removeFloor()) : (removeFloor(), try removeEngine())
+            try cache.close()
+            if round >= 0 {
+                engine["miss", default: []].append(miss)
+                engine["reopen", default: []].append(reopen)
+                engine["remove", default: []].append(re)
+                floor["remove", default: []].append(rf)
+            }
+
+            // Churn: 4N new keys with room for a quarter of them; eviction on.
+            let entrySize = 2 * valueSize
+            let churnCache = try DiskLRUCache(
+                directory: scratch.fresh("churn-\(valueSize)"), appVersion: 1, valueCount: 2, maxSize: count * entrySize)
+            let churnFloor = Floor(directory: scratch.fresh("churn-floor-\(valueSize)"), valueCount: 2)
+            let churnEngine = { try timed(4 * count) { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") } }
+            let churnBare = {
+                timed(4 * count) { i in
+                    churnFloor.set("churn-\(i)", pool[i % 64])
+                    if i >= count { churnFloor.remove("churn-\(i - count)") }
+                }
+            }
+            let (ce, cf) = engineFirst ? (try churnEngine(), churnBare()) : (churnBare(), try churnEngine())
+            try churnCache.close()
+            if round >= 0 {
+                engine["churn", default: []].append(ce)
+                floor["churn", default: []].append(cf)
+            }
+        }
+        let label = valueSize >= 1024 ? "\(valueSize / 1024) KiB" : "\(valueSize) B"
+        return ["set", "get", "miss", "overwrite", "remove", "reopen", "churn"].compactMap { name in
+            guard let runs = engine[name] else { return nil }
+            return (summarize("engine \(name) \(label)", runs), floor[name].map { summarize("floor \(name) \(label)", $0) })
+        }
+    }
+}
+
+/// Set, get and reopen at several sizes: the per-operation cost must stay flat.
+struct ScalingWorkloads {
+    let sizes: [Int]
+    let rounds: Int
+    let scratch: Scratch
+
+    func run() throws -> [(engine: Figure, floor: Figure?)] {
+        var generator = SeededGenerator(seed: 7)
+        let pool = (0..<64).map { _ in [randomData(1024, using: &generator), randomData(1024, using: &generator)] }
+        var results: [(engine: Figure, floor: Figure?)] = []
+        for size in sizes {
+            let keys = (0..<size).map { "scale-\($0)" }
+            var order = Array(0..<size)
+            order.shuffle(using: &generator)
+            var engine: [String: [Run]] = [:]
+            var floor: [String: [Run]] = [:]
+            for round in 0..<rounds {
+                let directory = scratch.fresh("scale-\(size)")
+                var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+                let bare = Floor(directory: scratch.fresh("scale-floor-\(size)"), valueCount: 2)
+                let engineFirst = round % 2 == 0
+                let setEngine = { try timed(size, perOperation: false) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) } }
+                let setFloor = { timed(size, perOperation: false) { bare.set(keys[$0], pool[$0 % 64]) } }
+                let (se, sf) = engineFirst ? (try setEngine(), setFloor()) : (setFloor(), try setEngine())
+                let getEngine = { try timed(size, perOperation: false) { i in _ = try cache.data(forKey: keys[order[i]]) } }
+                let getFloor = { timed(size, perOperation: false) { i in _ = bare.get(keys[order[i]]) } }
+                let (ge, gf) = engineFirst ? (try getEngine(), getFloor()) : (getFloor(), try getEngine())
+                try cache.close()
+                let reopen = try timed(1, perOperation: false) { _ in
+                    cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+                }
+                try cache.close()
+                engine["set", default: []].append(se)
+                floor["set", default: []].append(sf)
+                engine["get", default: []].append(ge)
+                floor["get", default: []].append(gf)
+                engine["reopen", default: []].append(reopen)
+            }
+            for name in ["set", "get", "reopen"] {
+                results.append((
+                    summarize("scaling \(name) \(size)", engine[name] ?? []),
+                    floor[name].map { summarize("scaling floor \(name) \(size)", $0) }
+                ))
+            }
+        }
+        return results
+    }
+}

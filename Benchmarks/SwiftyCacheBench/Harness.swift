@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One timed run of a workload: how many operations, how long, and each operation's latency.
+struct Run {
+    var operations: Int
+    var seconds: Double
+    /// Per-operation latencies in nanoseconds; empty for workloads timed in batches.
+    var latencies: [Double]
+}
+
+/// The figures of one workload over all rounds.
+struct Figure: Codable {
+    var name: String
+    var operations: Int
+    var rounds: Int
+    /// Operations per second: median, lowest and highest round.
+    var opsPerSecond: Double
+    var opsPerSecondLow: Double
+    var opsPerSecondHigh: Double
+    /// Latency percentiles in microseconds, over every operation of every round.
+    var p50Microseconds: Double?
+    var p99Microseconds: Double?
+    /// Median seconds per round, for workloads that are one long operation (reopen, save).
+    var medianSeconds: Double
+}
+
+/// A nanosecond clock without allocation.
+@inline(__always)
+func nanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// Times `count` calls of `body`, recording each one's latency when `perOperation` is set.
+func timed(_ count: Int, perOperation: Bool = true, _ body: (Int) throws -> Void) rethrows -> Run {
+    var latencies: [Double] = []
+    if perOperation { latencies.reserveCapacity(count) }
+    let start = nanoseconds()
+    if perOperation {
+        for i in 0..<count {
+            let before = nanoseconds()
+            try body(i)
+            latencies.append(Double(nanoseconds() - before))
+        }
+    } else {
+        for i in 0..<count { try body(i) }
+    }
+    let seconds = Double(nanoseconds() - start) / 1e9
+    return Run(operations: count, seconds: seconds, latencies: latencies)
+}
+
+func summarize(_ name: String, _ runs: [Run]) -> Figure {
+    let rates = runs.isEmpty ? [0] : runs.map { Double($0.operations) / max($0.seconds, 1e-12) }.sorted()
+    let seconds = runs.isEmpty ? [0] : runs.map(\.seconds).sorted()
+    let latencies = runs.flatMap(\.latencies).sorted()
+    func percentile(_ p: Double) -> Double? {
+        guard !latencies.isEmpty else { return nil }
+        return latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] / 1000
+    }
+    return Figure(
+        name: name, operations: runs.first?.operations ?? 0, rounds: runs.count,
+        opsPerSecond: rates[rates.count / 2], opsPerSecondLow: rates.first ?? 0, opsPerSecondHigh: rates.last ?? 0,
+        p50Microseconds: percentile(0.5), p99Microseconds: percentile(0.99), medianSeconds: seconds[seconds.count / 2])
+}
+
+/// A fresh directory per round: this machine's file system slows down creating files where
+/// thousands were just deleted, so rounds never reuse one.
+final class Scratch {
+    let root: URL
+    private var counter = 0
+
+    init() {
+        root = FileManager.default.temporaryDirectory.appending(path: "swiftycache-bench-\(getpid())")
+        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    func fresh(_ label: String) -> URL {
+        counter += 1
+        return root.appending(path: "\(counter)-\(label)", directoryHint: .isDirectory)
+    }
+
+    func removeAll() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// The peak resident set size of this process, in MiB.
+func peakRSSMegabytes() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    #if os(Linux)
+    return Double(usage.ru_maxrss) / 1024  // KiB on Linux
+    #else
+    return Double(usage.ru_maxrss) / 1_048_576  // bytes on Darwin
+    #endif
+}
+
+/// Deterministic pseudo-random bytes (SplitMix64), so every run writes the same data.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func randomData(_ count: Int, using generator: inout SeededGenerator) -> Data {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count + 8)
+    while bytes.count < count {
+        let word = generator.next()
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+    }
+    return Data(bytes.prefix(count))
+}

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+
+/// A realistic note: about 1 KiB of JSON.
+struct BenchNote: Codable, Sendable {
+    var id: Int
+    var title: String
+    var tags: [String]
+    var created: Date
+    var modified: Date
+    var isPinned: Bool
+    var body: String
+
+    static func make(_ id: Int) -> BenchNote {
+        BenchNote(
+            id: id, title: "Note number \(id) about storage engines", tags: ["cache", "swift", "linux", "notes"],
+            created: Date(timeIntervalSince1970: 1_700_000_000 + Double(id)),
+            modified: Date(timeIntervalSince1970: 1_700_100_000 + Double(id)), isPinned: id % 3 == 0,
+            body: String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 19))
+    }
+}
+
+/// ObjectCache through disk, against the work it cannot avoid: encoding or decoding plus the
+/// engine call with the same slots.
+struct ObjectCacheWorkloads {
+    let count: Int
+    let rounds: Int
+    let scratch: Scratch
+
+    func run() async throws -> [(engine: Figure, floor: Figure?)] {
+        let notes = (0..<count).map(BenchNote.make)
+        let keys = (0..<count).map { "note-\($0)" }
+        var results: [(engine: Figure, floor: Figure?)] = []
+        for (label, format, encoder, decoder) in formats() {
+            var runs: [String: [Run]] = [:]
+            for round in -1..<rounds {
+                let cache = try ObjectCache<String, BenchNote>(
+                    directory: scratch.fresh("object-\(label)"), maxDiskSize: Int.max, memoryLimit: 0, format: format)
+                let engine = try DiskLRUCache(
+                    directory: scratch.fresh("object-base-\(label)"), appVersion: 1, valueCount: 2, maxSize: Int.max)
+                let envelope = Data(repeating: 1, count: 40)
+                let engineKeys = keys.map { SHA256.hexDigest(Data($0.utf8)) }
+                let setObject = { try timed(count) { try cache.set(notes[$0], forKey: keys[$0]) } }
+                let setBase = { try timed(count) { try engine.setData([envelope, encoder(notes[$0])], forKey: engineKeys[$0]) } }
+                let getObject = { try timed(count) { _ = try cache.value(forKey: keys[$0]) } }
+                let getBase = {
+                    try timed(count) { i in
+                        if let slots = try engine.data(forKey: engineKeys[i]) { _ = try decoder(slots[1]) }
+                    }
+                }
+                let first = round % 2 == 0
+                let (so, sb) = first ? (try setObject(), try setBase()) : (try setBase(), try setObject())
+                let (go, gb) = first ? (try getObject(), try getBase()) : (try getBase(), try getObject())
+                let asyncGet = try await timedAsync(count) { _ = try await cache.value(forKey: keys[$0]) }
+                if round >= 0 {
+                    runs["set", default: []].append(so)
+                    runs["set base", default: []].append(sb)
+                    runs["get", default: []].append(go)
+                    runs["get base", default: []].append(gb)
+                    runs["async get", default: []].append(asyncGet)
+                }
+            }
+            results.append((summarize("object set \(label)", runs["set"] ?? []), summarize("encode+engine set \(label)", runs["set base"] ?? [])))
+            results.append((summarize("object get \(label)", runs["get"] ?? []), summarize("engine+decode get \(label)", runs["get base"] ?? [])))
+            if label == "json" {
+                results.append((summarize("object async get json", runs["async get"] ?? []), summarize("object get json", runs["get"] ?? [])))
+            }
+        }
+
+        // Memory hits, write-back save and two concurrent readers, with JSON.
+        var memoryRuns: [Run] = []
+        var saveRuns: [Run] = []
+        var parallelRuns: [Run] = []
+        var singleRuns: [Run] = []
+        let saved = min(count, 10_000)
+        for _ in 0..<rounds {
+            let cache = try ObjectCache<String, BenchNote>(
+                directory: scratch.fresh("object-memory"), maxDiskSize: Int.max, memoryLimit: count + saved)
+            for i in 0..<count { try await cache.set(notes[i], forKey: keys[i]) }
+            let lookups = count * 20
+            let count = self.count
+            let lookup = { try timed(lookups, perOperation: false) { _ = try cache.value(forKey: keys[$0 % count]) } }
+            memoryRuns.append(try lookup())
+            for i in 0..<saved { cache["unsaved-\(i)"] = notes[i % count] }
+            let saveAll = { try timed(1, perOperation: false) { _ in try cache.save() } }
+            saveRuns.append(try saveAll())
+
+            try cache.clearMemory()
+            let disk = try ObjectCache<String, BenchNote>(
+                directory: scratch.fresh("object-readers"), maxDiskSize: Int.max, memoryLimit: 0)
+            for i in 0..<count { try await disk.set(notes[i], forKey: keys[i]) }
+            let readAll = { try timed(count, perOperation: false) { _ = try disk.value(forKey: keys[$0]) } }
+            singleRuns.append(try readAll())
+            let start = nanoseconds()
+            DispatchQueue.concurrentPerform(iterations: 2) { reader in
+                for i in stride(from: reader, to: count, by: 2) { _ = try? disk.value(forKey: keys[i]) }
+            }
+            parallelRuns.append(Run(operations: count, seconds: Double(nanoseconds() - start) / 1e9, latencies: []))
+        }
+        results.append((summarize("object memory hit", memoryRuns), nil))
+        var hashRuns: [Run] = []
+        for _ in 0..<rounds {
+            let hash = { timed(count * 10, perOperation: false) { _ = SHA256.hexDigest(Data("s:\(keys[$0 % count])".utf8)) } }
+            hashRuns.append(hash())
+        }
+        results.append((summarize("key hashing (SHA-256)", hashRuns), nil))
+        results.append((summarize("object save() of \(saved) unsaved", saveRuns), nil))
+        results.append((summarize("object get, 2 readers", parallelRuns), summarize("object get, 1 reader", singleRuns)))
+        return results
+    }
+
+    private func formats() -> [(String, ObjectCacheFormat, (BenchNote) throws -> Data, (Data) throws -> BenchNote)] {
+        let jsonEncoder = JSONEncoder()
+        let jsonDecoder = JSONDecoder()
+        let plistEncoder = PropertyListEncoder()
+        plistEncoder.outputFormat = .binary
+        let plistDecoder = PropertyListDecoder()
+        return [
+            ("json", .json, { try jsonEncoder.encode($0) }, { try jsonDecoder.decode(BenchNote.self, from: $0) }),
+            ("binary plist", .propertyList(.binary), { try plistEncoder.encode($0) },
+             { try plistDecoder.decode(BenchNote.self, from: $0) }),
+        ]
+    }
+
+    private func timedAsync(_ count: Int, _ body: (Int) async throws -> Void) async rethrows -> Run {
+        var latencies: [Double] = []
+        latencies.reserveCapacity(count)
+        let start = nanoseconds()
+        for i in 0..<count {
+            let before = nanoseconds()
+            try await body(i)
+            latencies.append(Double(nanoseconds() - before))
+        }
+        return Run(operations: count, seconds: Double(nanoseconds() - start) / 1e9, latencies: latencies)
+    }
+}
