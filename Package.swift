@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SwiftyCacheCodable", targets: ["SwiftyCacheCodable"]),
         .executable(name: "notes-offline", targets: ["notes-offline"]),
         .executable(name: "swiftycache-bench", targets: ["swiftycache-bench"]),
+        .executable(name: "journal-fuzzer", targets: ["journal-fuzzer"]),
     ],
     targets: [
         .target(name: "SwiftyCacheCore", swiftSettings: strictSettings),
@@ -33,6 +34,18 @@ let package = Package(
             path: "Benchmarks/SwiftyCacheBench",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "journal-fuzzer",
+            dependencies: ["SwiftyCacheCore"],
+            path: "Fuzz/JournalFuzzer",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "swiftycache-crash-worker",
+            dependencies: ["SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            path: "Tests/CrashWorker",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SwiftyCacheTestSupport",
             dependencies: ["SwiftyCacheCore"],
@@ -47,6 +60,13 @@ let package = Package(
         .testTarget(
             name: "NotesOfflineTests",
             dependencies: ["notes-offline", "SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "swiftycache-crash-worker", "SwiftyCacheCore", "SwiftyCacheCodable", "SwiftyCacheTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

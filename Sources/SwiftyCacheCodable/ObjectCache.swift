@@ -63,7 +63,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
     /// - Throws: ``ObjectCacheError`` for a bad parameter; the engine's ``CacheError`` when the
     ///   directory cannot be opened (locked by another cache, not a directory, I/O failure).
-    public init(
+    public convenience init(
         directory: URL,
         maxDiskSize: Int = 50 << 20,
         memoryLimit: Int = 100,
@@ -76,6 +76,27 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil
     ) throws {
+        try self.init(
+            directory: directory, maxDiskSize: maxDiskSize, memoryLimit: memoryLimit, memoryByteLimit: memoryByteLimit,
+            format: format, schemaVersion: schemaVersion, defaultTimeToLive: defaultTimeToLive, clock: clock,
+            keyHasher: keyHasher, diskOptions: diskOptions, eventHandler: eventHandler, fileSystem: SystemFileSystem())
+    }
+
+    /// Opens the cache over another file system, for fault injection in tests.
+    package init(
+        directory: URL,
+        maxDiskSize: Int = 50 << 20,
+        memoryLimit: Int = 100,
+        memoryByteLimit: Int? = nil,
+        format: ObjectCacheFormat = .json,
+        schemaVersion: Int = 1,
+        defaultTimeToLive: Duration? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        keyHasher: any CacheKeyHasher = SHA256KeyHasher(),
+        diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
+        eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil,
+        fileSystem: any FileSystem
+    ) throws {
         guard memoryLimit >= 0, (memoryByteLimit ?? 0) >= 0 else {
             throw ObjectCacheError(
                 code: .invalidConfiguration, message: "memory limits must not be negative", operation: "open")
@@ -87,7 +108,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         }
         self.disk = try DiskLRUCache(
             directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
-            maxSize: maxDiskSize, options: diskOptions)
+            maxSize: maxDiskSize, options: diskOptions, fileSystem: fileSystem)
         self.format = format
         self.defaultTimeToLive = defaultTimeToLive
         self.memory = Mutex(MemoryTier(countLimit: memoryLimit, byteLimit: memoryByteLimit))

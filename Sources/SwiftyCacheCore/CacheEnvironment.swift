@@ -110,25 +110,50 @@ struct CacheEnvironment: Sendable {
     }
 
     /// Opens the lock file and takes its exclusive advisory lock.
-    func acquireLock() throws(CacheError) -> Int32 {
+    ///
+    /// A cache of this process on the same directory is refused at once, through a registry of
+    /// locked files. Another process's lock is retried for up to 0.1 s before giving up: a lock
+    /// released by `close()` lingers in any child forked meanwhile until that child calls `exec`.
+    func acquireLock() throws(CacheError) -> DirectoryLock {
         let fd: Int32
+        let identity: FileIdentity
         do {
             fd = try fileSystem.open(lockPath, flags: OpenFlags.lockFile, mode: FileModes.file)
         } catch {
             throw CacheError.io(error, operation: "lock directory", path: lockPath)
         }
         do {
-            try fileSystem.lockExclusively(fd)
-            return fd
+            identity = try fileSystem.identity(of: fd)
         } catch {
             try? fileSystem.close(fd)
-            if error.errno == Errno.wouldBlock {
-                throw CacheError(
-                    code: .directoryLocked,
-                    message: "another DiskLRUCache, in this process or another, has this directory open; close it first",
-                    path: directoryPath, operation: "open", cause: error)
-            }
             throw CacheError.io(error, operation: "lock directory", path: lockPath)
+        }
+        let locked = CacheError(
+            code: .directoryLocked,
+            message: "another DiskLRUCache, in this process or another, has this directory open; close it first",
+            path: directoryPath, operation: "open")
+        guard DirectoryLock.register(identity) else {
+            try? fileSystem.close(fd)
+            throw locked
+        }
+        var attempts = 0
+        while true {
+            do {
+                try fileSystem.lockExclusively(fd)
+                return DirectoryLock(fd: fd, identity: identity)
+            } catch where error.errno == Errno.wouldBlock && attempts < 100 {
+                attempts += 1
+                DirectoryLock.pause()
+            } catch {
+                DirectoryLock.unregister(identity)
+                try? fileSystem.close(fd)
+                if error.errno == Errno.wouldBlock {
+                    var failure = locked
+                    failure.cause = error
+                    throw failure
+                }
+                throw CacheError.io(error, operation: "lock directory", path: lockPath)
+            }
         }
     }
 

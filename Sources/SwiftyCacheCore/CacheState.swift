@@ -10,7 +10,7 @@ struct CacheState {
     var journalFD: Int32 = -1
     /// Journal lines not yet written to the file.
     var journalBuffer: [UInt8] = []
-    var lockFD: Int32 = -1
+    var lock: DirectoryLock?
     var redundantOpCount = 0
     var nextSequenceNumber: UInt64 = 1
     var nextEditorID: UInt64 = 1
@@ -112,7 +112,7 @@ struct CacheState {
         var cursor = table.eldest
         while cursor != -1 {
             let entry = table[cursor]
-            if entry.isBeingEdited {
+            if entry.isBeingEdited && entry.isDirtyJournaled {
                 Journal.appendLine(.dirty, key: entry.key, to: &bytes)
             } else if entry.isReadable {
                 Journal.appendLine(.clean(lengths: entry.lengths), key: entry.key, to: &bytes)
@@ -122,13 +122,21 @@ struct CacheState {
         let env = environment
         var failedPath = env.temporaryJournalPath
         do {
+            // A journal.tmp left by a crash, or planted as a link, is replaced, never followed.
+            try env.removeFileIfPresent(env.temporaryJournalPath)
             let fd = try fileSystem.open(env.temporaryJournalPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
             do {
                 try env.writeAll(fd, bytes)
                 if env.syncsWrites { try fileSystem.fsync(fd) }
-                try fileSystem.close(fd)
             } catch {
                 try? fileSystem.close(fd)
+                try? fileSystem.unlink(env.temporaryJournalPath)
+                throw error
+            }
+            // close() releases the descriptor even when it reports an error: never close twice.
+            do {
+                try fileSystem.close(fd)
+            } catch {
                 try? fileSystem.unlink(env.temporaryJournalPath)
                 throw error
             }
@@ -210,6 +218,12 @@ struct CacheState {
         let key = table[index].key
         deleteTemporaries(key: key, written: written)
         table.setEditor(index, 0)
+        guard table[index].isDirtyJournaled else {
+            // A one-shot write that never reached the journal: nothing to undo there.
+            if !table[index].isReadable { table.remove(at: index) }
+            return
+        }
+        table.setDirtyJournaled(index, false)
         redundantOpCount += 1
         if table[index].isReadable {
             // Replay treats the CLEAN line as a use; so does memory, so both orders agree.

@@ -180,8 +180,8 @@ extension CacheState {
         guard kind == nil else { return }
         try environment.createDirectory()
         let newLock = try environment.acquireLock()
-        if lockFD >= 0 { try? fileSystem.close(lockFD) }
-        lockFD = newLock
+        lock?.release(using: fileSystem)
+        lock = newLock
         for index in table.indicesInLRUOrder {
             if table[index].isBeingEdited {
                 table.setReadable(index, false)

@@ -110,13 +110,13 @@ public final class DiskLRUCache: Sendable {
             syncsWrites: options.syncsWrites)
         try environment.createDirectory()
         var state = CacheState(environment: environment, maxSize: maxSize)
-        state.lockFD = try environment.acquireLock()
+        state.lock = try environment.acquireLock()
         let report: RecoveryReport
         do {
             report = try state.recover()
         } catch {
             if state.journalFD >= 0 { try? fileSystem.close(state.journalFD) }
-            try? fileSystem.close(state.lockFD)
+            state.lock?.release(using: fileSystem)
             throw error
         }
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
@@ -137,7 +137,8 @@ public final class DiskLRUCache: Sendable {
             guard !state.isClosed else { return }
             try? state.flushJournal(operation: "deinit")
             if state.journalFD >= 0 { try? state.fileSystem.close(state.journalFD) }
-            if state.lockFD >= 0 { try? state.fileSystem.close(state.lockFD) }
+            state.lock?.release(using: state.fileSystem)
+            state.lock = nil
             state.isClosed = true
         }
     }
@@ -317,7 +318,8 @@ public final class DiskLRUCache: Sendable {
         // A concurrent remove detaches the editor; since every slot is written, starting over
         // is the same as the remove having come first.
         for attempt in 1...3 {
-            guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false) else {
+            guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false, journalsNow: false)
+            else {
                 throw editInProgress(key, operation: "setData")
             }
             do {
@@ -342,7 +344,8 @@ public final class DiskLRUCache: Sendable {
         for index in values.keys where !(0..<valueCount).contains(index) {
             throw CacheError.slotOutOfRange(index, valueCount: valueCount, key: key, operation: "setPartialData")
         }
-        guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: true) else {
+        guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: true, journalsNow: false)
+        else {
             throw editInProgress(key, operation: "setPartialData")
         }
         try write(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, with: editor)
@@ -366,7 +369,13 @@ public final class DiskLRUCache: Sendable {
 
     /// Starts an edit; `nil` when another editor holds the key, or when the entry changed since
     /// `expectedSequenceNumber` (snapshot edits) or does not exist and `requiresEntry`.
-    func beginEdit(key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool) throws -> Editor? {
+    ///
+    /// With `journalsNow`, `DIRTY` is written at once, as the Java cache does for its editors.
+    /// One-shot writes pass `false`: their `DIRTY` goes out at commit, just before the renames,
+    /// so a crash while the values are being written leaves the previous entry intact.
+    func beginEdit(
+        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsNow: Bool = true
+    ) throws -> Editor? {
         try locked(operation: "edit", key: key) { state -> Editor? in
             let existing = state.table.index(of: key)
             if let expectedSequenceNumber {
@@ -388,6 +397,8 @@ public final class DiskLRUCache: Sendable {
             let editorID = state.nextEditorID
             state.nextEditorID += 1
             state.table.setEditor(index, editorID)
+            guard journalsNow else { return Editor(cache: self, key: key, id: editorID) }
+            state.table.setDirtyJournaled(index, true)
             state.table.touch(index)
             // DIRTY reaches the OS before any value file is touched, so that a crash from here
             // on makes the next open delete this entry's files rather than trust them.
@@ -396,6 +407,7 @@ public final class DiskLRUCache: Sendable {
                 try state.flushJournal(operation: "edit", key: key)
             } catch {
                 state.table.setEditor(index, 0)
+                state.table.setDirtyJournaled(index, false)
                 if !state.table[index].isReadable { state.table.remove(at: index) }
                 throw error
             }
@@ -434,6 +446,20 @@ public final class DiskLRUCache: Sendable {
                 if !entry.isReadable { state.table.remove(at: index) }
                 throw error
             }
+            if !entry.isDirtyJournaled {
+                // A one-shot write: DIRTY reaches the OS now, before any file is renamed.
+                state.appendJournal(.dirty, key: key)
+                state.table.setDirtyJournaled(index, true)
+                do {
+                    try state.flushJournal(operation: "commit", key: key)
+                } catch {
+                    state.deleteTemporaries(key: key, written: written)
+                    state.table.setEditor(index, 0)
+                    state.table.setDirtyJournaled(index, false)
+                    if !entry.isReadable { state.table.remove(at: index) }
+                    throw error
+                }
+            }
             var published = 0
             for slot in 0..<valueCount {
                 guard let length = written[slot] else { continue }
@@ -458,6 +484,7 @@ public final class DiskLRUCache: Sendable {
             }
             state.table.setReadable(index, true)
             state.table.setEditor(index, 0)
+            state.table.setDirtyJournaled(index, false)
             state.table.setSequenceNumber(index, state.nextSequenceNumber)
             state.nextSequenceNumber += 1
             state.table.touch(index)
@@ -569,9 +596,9 @@ public final class DiskLRUCache: Sendable {
                 failure = error
             }
             if state.journalFD >= 0 { try? state.fileSystem.close(state.journalFD) }
-            if state.lockFD >= 0 { try? state.fileSystem.close(state.lockFD) }
+            state.lock?.release(using: state.fileSystem)
             state.journalFD = -1
-            state.lockFD = -1
+            state.lock = nil
             state.isClosed = true
             return failure
         }

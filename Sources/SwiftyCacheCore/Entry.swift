@@ -7,6 +7,10 @@ struct Entry {
     var isReadable = false
     /// The editor holding the entry, `0` when none does.
     var editorID: UInt64 = 0
+    /// Whether the current edit's `DIRTY` line is in the journal. One-shot writes
+    /// (`setData`) journal it only when they commit, so that a crash while their values are
+    /// written leaves the previous entry intact.
+    var isDirtyJournaled = false
     /// Changes on every successful commit; a snapshot can only be edited while it matches.
     var sequenceNumber: UInt64 = 0
 
@@ -61,6 +65,9 @@ struct EntryTable {
         storage.update(at: index) { $0.lengths[slot] = length }
     }
     mutating func setEditor(_ index: Int, _ editorID: UInt64) { storage.update(at: index) { $0.editorID = editorID } }
+    mutating func setDirtyJournaled(_ index: Int, _ isJournaled: Bool) {
+        storage.update(at: index) { $0.isDirtyJournaled = isJournaled }
+    }
     mutating func setSequenceNumber(_ index: Int, _ number: UInt64) {
         storage.update(at: index) { $0.sequenceNumber = number }
     }

@@ -31,7 +31,7 @@
 /// Value files are named `key.0`, `key.1`, …; an edit writes `key.i.tmp` and renames it over
 /// `key.i` when it commits. The journal is rewritten compactly (see ``Journal/rebuildThreshold``)
 /// into `journal.tmp`, which replaces `journal` while the old one is kept as `journal.bkp`.
-enum Journal {
+package enum Journal {
     static let fileName = "journal"
     static let temporaryFileName = "journal.tmp"
     static let backupFileName = "journal.bkp"
@@ -68,7 +68,7 @@ enum Journal {
         }
     }
 
-    enum Operation: Equatable {
+    package enum Operation: Equatable {
         case clean(lengths: [Int])
         case dirty
         case remove
@@ -76,24 +76,24 @@ enum Journal {
     }
 
     /// Why a journal could not be replayed. The cache answers by emptying its directory.
-    struct Corruption: Error, CustomStringConvertible {
-        var description: String
+    package struct Corruption: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The result of parsing a whole journal file.
-    struct Contents {
+    package struct Contents {
         /// Body lines in order: key and operation.
-        var records: [(key: String, operation: Operation)]
+        package var records: [(key: String, operation: Operation)]
         /// Whether the file ended with a line that has no newline (a torn write); that line is
         /// ignored and the journal must be rebuilt before anything is appended.
-        var hasUnterminatedLine: Bool
+        package var hasUnterminatedLine: Bool
     }
 
     /// Parses a journal written for `appVersion` and `valueCount`.
     ///
     /// - Throws: ``Corruption`` for a header that does not match or a malformed line.
     /// - Complexity: O(n) in the file's size.
-    static func parse(_ bytes: [UInt8], appVersion: Int, valueCount: Int) throws(Corruption) -> Contents {
+    package static func parse(_ bytes: [UInt8], appVersion: Int, valueCount: Int) throws(Corruption) -> Contents {
         var lines: [ArraySlice<UInt8>] = []
         var start = 0
         let newline = UInt8(ascii: "\n")
@@ -173,7 +173,7 @@ enum Journal {
     }
 
     /// Appends the journal line for `operation` on `key`, newline included, to `buffer`.
-    static func appendLine(_ operation: Operation, key: String, to buffer: inout [UInt8]) {
+    package static func appendLine(_ operation: Operation, key: String, to buffer: inout [UInt8]) {
         switch operation {
         case .clean(let lengths):
             buffer.append(contentsOf: "CLEAN ".utf8)

@@ -29,6 +29,17 @@ public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String { "\(call): \(errnoText) (errno \(errno))" }
 }
 
+/// A file's device and inode numbers.
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}
+
 /// The kinds of directory entry the cache cares about.
 package enum FileKind: Sendable {
     case regular, directory, symbolicLink, other
@@ -56,6 +67,8 @@ package protocol FileSystem: Sendable {
     func rmdir(_ path: String) throws(SystemCallError)
     /// Takes an exclusive advisory lock without waiting (`flock(LOCK_EX | LOCK_NB)`).
     func lockExclusively(_ fd: Int32) throws(SystemCallError)
+    /// The device and inode of an open file: its identity, whatever path reached it.
+    func identity(of fd: Int32) throws(SystemCallError) -> FileIdentity
     /// The names in a directory, without `.` and `..`.
     func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String]
     /// The kind of the entry at `path`, not following a final symbolic link; `nil` if absent.
@@ -130,6 +143,12 @@ package struct SystemFileSystem: FileSystem {
         var info = stat()
         try check("fstat", fstat(fd, &info))
         return Int64(info.st_size)
+    }
+
+    package func identity(of fd: Int32) throws(SystemCallError) -> FileIdentity {
+        var info = stat()
+        try check("fstat", fstat(fd, &info))
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     package func fsync(_ fd: Int32) throws(SystemCallError) {

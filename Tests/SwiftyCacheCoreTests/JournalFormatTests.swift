@@ -1,5 +1,5 @@
 import Foundation
-import SwiftyCacheCore
+@testable import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
@@ -130,5 +130,41 @@ import Testing
             #expect(error.operation == "edit")
             #expect(error.description.contains("Bad Key"))
         }
+    }
+}
+
+@Suite struct DeferredDirtyTests {
+    let directory = TemporaryDirectory()
+
+    @Test func oneShotWriteJournalsDirtyOnlyWhenItCommits() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k1", "A", "B")
+        // A crash while setData writes its values leaves no DIRTY line: the old entry survives.
+        let fileSystemView = try JournalFixture.bodyLines(in: directory.url)
+        #expect(fileSystemView == ["DIRTY k1", "CLEAN k1 1 1"])
+        try JournalFixture.writeFile("k1.0.tmp", "half-writ", in: directory.url)  // as a killed setData leaves it
+        try cache.close()
+        let reopened = try openCache(directory.url)
+        #expect(try reopened.strings("k1") == ["A", "B"])
+        #expect(!JournalFixture.fileExists("k1.0.tmp", in: directory.url))
+    }
+
+    @Test func rebuildWritesCleanForAOneShotEditNotYetJournaled() throws {
+        let environment = CacheEnvironment(
+            fileSystem: SystemFileSystem(), directoryPath: directory.path, appVersion: testAppVersion,
+            valueCount: 2, syncsWrites: false)
+        try environment.createDirectory()
+        var state = CacheState(environment: environment, maxSize: 100)
+        let old = state.table.insert(key: "old", valueCount: 2)
+        state.table.setReadable(old, true)
+        state.table.setLengths(old, [1, 2])
+        state.table.setEditor(old, 7)  // a one-shot edit in progress: DIRTY deferred
+        let new = state.table.insert(key: "new", valueCount: 2)
+        state.table.setEditor(new, 8)  // a new entry's one-shot edit: nothing journaled yet
+        let edited = state.table.insert(key: "edited", valueCount: 2)
+        state.table.setEditor(edited, 9)
+        state.table.setDirtyJournaled(edited, true)  // an editor: DIRTY already out
+        try state.rebuildJournal()
+        #expect(try JournalFixture.bodyLines(in: directory.url) == ["CLEAN old 1 2", "DIRTY edited"])
     }
 }

@@ -14,6 +14,16 @@ import Testing
         try second.set("a", "b", "c")
     }
 
+    @Test func secondCacheThroughAnotherPathToTheSameDirectoryIsRefused() throws {
+        let first = try openCache(directory.url)
+        let alias = directory.url.deletingLastPathComponent().appending(path: directory.url.lastPathComponent + "-alias")
+        try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: directory.url)
+        defer { try? FileManager.default.removeItem(at: alias) }
+        expectError(.directoryLocked) { try openCache(alias) }
+        try first.close()
+        _ = try openCache(alias)
+    }
+
     @Test func lockIsReleasedWhenTheCacheIsReleased() throws {
         do {
             let first = try openCache(directory.url)

@@ -17,6 +17,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         var failAtCall: Int?
         var failAtCallErrno: Int32 = 0
         var injectedFaults = 0
+        var callsByName: [String: Int] = [:]
     }
 
     private let base = SystemFileSystem()
@@ -51,12 +52,15 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     /// Calls made so far.
     package var callCount: Int { plan.withLock { $0.callCount } }
+    /// Calls of one system call made so far, such as `calls(to: "fsync")`.
+    package func calls(to name: String) -> Int { plan.withLock { $0.callsByName[name] ?? 0 } }
     /// Faults injected so far.
     package var injectedFaults: Int { plan.withLock { $0.injectedFaults } }
 
     private func check(_ name: String, path: String? = nil) throws(SystemCallError) {
         let failure: Int32? = plan.withLock { plan in
             plan.callCount += 1
+            plan.callsByName[name, default: 0] += 1
             if plan.failAtCall == plan.callCount {
                 plan.injectedFaults += 1
                 return plan.failAtCallErrno
@@ -93,6 +97,10 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
         try check("fstat")
         return try base.size(of: fd)
+    }
+    package func identity(of fd: Int32) throws(SystemCallError) -> FileIdentity {
+        try check("fstat")
+        return try base.identity(of: fd)
     }
     package func fsync(_ fd: Int32) throws(SystemCallError) {
         try check("fsync")

@@ -43,6 +43,9 @@ public final class TestHTTPServer: Sendable {
     private let pages = Mutex<[String: Page]>([:])
     private let log = Mutex<[Request]>([])
     private let listener: Int32
+    /// Set once the listener is closed. Closing twice would close whatever descriptor reused the
+    /// number meanwhile, in this test process where many suites run at once.
+    private let isStopped = Atomic(false)
     /// The port it listens on.
     public let port: UInt16
 
@@ -93,6 +96,7 @@ public final class TestHTTPServer: Sendable {
 
     /// Stops accepting connections; the port is closed.
     public func stop() {
+        guard !isStopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -101,7 +105,7 @@ public final class TestHTTPServer: Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR && !isStopped.load(ordering: .acquiring) { continue }
                 return  // closed by stop()
             }
             let thread = Thread { [self] in handle(connection) }

@@ -1,0 +1,39 @@
+public import Foundation
+
+/// A value that carries its own key, slot, sequence number and checksum, so that a torn value,
+/// or one that belongs to another key or slot, is detected when read back.
+///
+/// Layout: `key|slot|seq|filler|checksum`, the checksum an FNV-1a hash (hexadecimal) of all
+/// that precedes it.
+public enum CheckedValue {
+    public struct Parsed: Equatable, Sendable {
+        public var key: String
+        public var slot: Int
+        public var sequence: Int
+    }
+
+    public static func make(key: String, slot: Int, sequence: Int, fillerLength: Int) -> Data {
+        let body = "\(key)|\(slot)|\(sequence)|" + String(repeating: Character(UnicodeScalar(UInt8(97 + sequence % 26))), count: fillerLength) + "|"
+        return Data((body + String(fnv1a(Data(body.utf8)), radix: 16)).utf8)
+    }
+
+    /// The value's fields, or `nil` if it is torn or corrupt.
+    public static func parse(_ data: Data) -> Parsed? {
+        guard let bar = data.lastIndex(of: UInt8(ascii: "|")) else { return nil }
+        let body = data[data.startIndex...bar]
+        let checksum = String(decoding: data[(bar + 1)...], as: UTF8.self)
+        guard String(fnv1a(Data(body)), radix: 16) == checksum else { return nil }
+        let fields = String(decoding: body, as: UTF8.self).split(separator: "|", omittingEmptySubsequences: false)
+        guard fields.count >= 4, let slot = Int(fields[1]), let sequence = Int(fields[2]) else { return nil }
+        return Parsed(key: String(fields[0]), slot: slot, sequence: sequence)
+    }
+
+    static func fnv1a(_ data: Data) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}
