@@ -3,7 +3,7 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Synchronization
+import SwiftyCacheCore
 
 /// A root directory that holds several caches, each in a subdirectory (a namespace) with its
 /// own limits: objects, images, voice clips…
@@ -20,7 +20,7 @@ import Synchronization
 public final class CacheStore: Sendable {
     /// The root directory.
     public let directory: URL
-    private let opened = Mutex<[String: any Sendable]>([:])
+    private let opened = LockedState<[String: any Sendable]>([:])
 
     /// A store rooted at `directory`.
     public init(directory: URL) {

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 public import SwiftyCacheCore
-public import Synchronization
+
 
 /// A typed, bounded, crash-safe store of `Codable` values: a disk LRU cache with an LRU tier of
 /// decoded values in memory in front of it.
@@ -36,7 +36,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// The time-to-live of entries written without `expiresAfter`; `nil` keeps them until evicted.
     public let defaultTimeToLive: Duration?
 
-    @usableFromInline let memory: Mutex<MemoryTier<Key, Value>>
+    @usableFromInline let memory: LockedState<MemoryTier<Key, Value>>
     @usableFromInline let clock: @Sendable () -> Date
     let keyHasher: any CacheKeyHasher
     let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
@@ -111,7 +111,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             maxSize: maxDiskSize, options: diskOptions, fileSystem: fileSystem)
         self.format = format
         self.defaultTimeToLive = defaultTimeToLive
-        self.memory = Mutex(MemoryTier(countLimit: memoryLimit, byteLimit: memoryByteLimit))
+        self.memory = LockedState(MemoryTier(countLimit: memoryLimit, byteLimit: memoryByteLimit))
         self.clock = clock
         self.keyHasher = keyHasher
         self.eventHandler = eventHandler
@@ -465,8 +465,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             slots += parts
         }
         let engineKey = keyHasher.engineKey(for: keyBytes)
-        try stripe(for: engineKey).lock.withLock { _ in
+        try stripe(for: engineKey).lock.withLock { writes in
             try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
+            writes += 1
         }
         memory.withLock { $0.statistics.saves += 1 }
         return payload.count
@@ -497,8 +498,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @discardableResult
     func removeFromDisk(_ key: Key, operation: String) throws -> Bool {
         let engineKey = keyHasher.engineKey(for: try encodeKey(key, operation: operation))
-        return try stripe(for: engineKey).lock.withLock { _ in
-            try diskCall(key, operation: operation) { try disk.remove(engineKey) }
+        return try stripe(for: engineKey).lock.withLock { writes in
+            writes += 1
+            return try diskCall(key, operation: operation) { try disk.remove(engineKey) }
         }
     }
 
@@ -529,9 +531,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     }
 }
 
-/// One lock of the per-key write striping.
+/// One lock of the per-key write striping; its state counts the writes it serialized (a
+/// zero-size state would confuse ThreadSanitizer's access tracking).
 final class WriteStripe: Sendable {
-    let lock = Mutex(())
+    let lock = LockedState(0)
 }
 
 extension Duration {

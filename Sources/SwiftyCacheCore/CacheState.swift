@@ -1,6 +1,6 @@
 /// Everything the cache-wide lock guards: the index, the sizes, the journal writer and the
 /// counters. Its mutating methods hold the decisions; `DiskLRUCache` only calls them under
-/// its `Mutex` and does the value-file I/O that can run outside it.
+/// its lock (`LockedState`) and does the value-file I/O that can run outside it.
 struct CacheState {
     let environment: CacheEnvironment
     var table = EntryTable()

@@ -14,7 +14,7 @@ struct DirectoryLock: Sendable {
     let fd: Int32
     let identity: FileIdentity
 
-    private static let registry = Mutex<Set<FileIdentity>>([])
+    private static let registry = LockedState<Set<FileIdentity>>([])
 
     /// Claims `identity` for this process; `false` if a cache of this process holds it.
     static func register(_ identity: FileIdentity) -> Bool {

@@ -58,7 +58,7 @@ public final class DiskLRUCache: Sendable {
     public let recoveryReport: RecoveryReport
 
     let environment: CacheEnvironment
-    let state: Mutex<CacheState>
+    let state: LockedState<CacheState>
     let cleanupQueueForScheduling: DispatchQueue
 
     /// Opens the cache in `directory`, creating the directory (mode 0700) if needed.
@@ -125,7 +125,7 @@ public final class DiskLRUCache: Sendable {
         self.options = options
         self.recoveryReport = report
         self.environment = environment
-        self.state = Mutex(state)
+        self.state = LockedState(state)
         self.cleanupQueueForScheduling = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
         if state.needsCleanup { scheduleCleanup() }
     }
@@ -348,7 +348,14 @@ public final class DiskLRUCache: Sendable {
         else {
             throw editInProgress(key, operation: "setPartialData")
         }
-        try write(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, with: editor)
+        do {
+            try write(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, with: editor)
+        } catch let error as CacheError where error.code == .editorDetached {
+            // Removed meanwhile: as if the removal came first, there is no entry to update.
+            throw CacheError(
+                code: .entryNotFound, message: "the entry was removed before the update could be published",
+                key: key, operation: "setPartialData", cause: error)
+        }
     }
 
     private func write(_ values: [(Int, Data)], with editor: Editor) throws {

@@ -18,7 +18,7 @@ public final class Editor: Sendable {
     public let key: String
     let id: UInt64
     let cache: DiskLRUCache
-    private let progress: Mutex<Progress>
+    private let progress: LockedState<Progress>
 
     private struct Progress {
         /// The byte length written to each slot in this edit, `nil` where none was.
@@ -30,7 +30,7 @@ public final class Editor: Sendable {
         self.cache = cache
         self.key = key
         self.id = id
-        self.progress = Mutex(Progress(written: Array(repeating: nil, count: cache.valueCount)))
+        self.progress = LockedState(Progress(written: Array(repeating: nil, count: cache.valueCount)))
     }
 
     deinit {

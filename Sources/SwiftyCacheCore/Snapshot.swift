@@ -18,14 +18,14 @@ public final class Snapshot: Sendable {
     let sequenceNumber: UInt64
     private let cache: DiskLRUCache
     /// `nil` once closed. The lock also keeps `close()` from racing a read.
-    private let descriptors: Mutex<[Int32]?>
+    private let descriptors: LockedState<[Int32]?>
 
     init(cache: DiskLRUCache, key: String, sequenceNumber: UInt64, lengths: [Int], descriptors: [Int32]) {
         self.cache = cache
         self.key = key
         self.sequenceNumber = sequenceNumber
         self.lengths = lengths
-        self.descriptors = Mutex(descriptors)
+        self.descriptors = LockedState(descriptors)
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwiftyCacheCore
 import Testing
 
 /// Runs the built `notes-offline` binary as a subprocess, as a user would.
@@ -28,7 +29,7 @@ struct CLI {
     func run(_ arguments: [String], withCacheDirectory: Bool = true) throws -> Result {
         let process = try start(arguments, withCacheDirectory: withCacheDirectory)
         // Read both pipes to the end first, so a full pipe never blocks the child.
-        let out = Mutex(Data())
+        let out = LockedState(Data())
         let group = DispatchGroup()
         let stdout = process.stdout
         DispatchQueue.global().async(group: group) {

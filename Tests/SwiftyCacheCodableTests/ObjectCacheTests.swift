@@ -30,7 +30,7 @@ struct VoiceNote: Codable, Sendable, Equatable, CacheAttachments {
 
 /// A clock that moves only when told.
 final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let current = LockedState(Date(timeIntervalSince1970: 1_700_000_000))
     var now: Date { current.withLock { $0 } }
     func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
     var function: @Sendable () -> Date { { self.now } }
@@ -136,7 +136,7 @@ let sampleNote = Note(
     }
 
     @Test func hashCollisionIsAMissNeverAnotherKeysValue() throws {
-        let events = Mutex<[String]>([])
+        let events = LockedState<[String]>([])
         let cache = try ObjectCache<String, String>(
             directory: directory.url, keyHasher: ConstantHasher(),
             eventHandler: { event in if case .hashCollision(let key) = event { events.withLock { $0.append(key) } } })
@@ -261,7 +261,7 @@ let sampleNote = Note(
         let old = try ObjectCache<String, OldPage>(directory: directory.url)
         try old.set(OldPage(title: "t"), forKey: "p")
         try old.close()
-        let events = Mutex(0)
+        let events = LockedState(0)
         let new = try ObjectCache<String, NewPage>(
             directory: directory.url,
             eventHandler: { event in if case .decodingFailed = event { events.withLock { $0 += 1 } } })

@@ -30,7 +30,7 @@ import Testing
 
     @Test func mixedOperationsFromManyThreadsKeepTheInvariants() throws {
         let cache = try openCache(directory.url, maxSize: 2_000)
-        let failures = Mutex<[String]>([])
+        let failures = LockedState<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             var generator = SystemRandomNumberGenerator()
             for step in 0..<250 {

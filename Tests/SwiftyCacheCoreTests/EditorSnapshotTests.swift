@@ -220,7 +220,7 @@ import Testing
 
     @Test func setDataRacingRemoveNeverFailsAndEndsConsistent() throws {
         let cache = try openCache(directory.url)
-        let errors = Mutex<[String]>([])
+        let errors = LockedState<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for step in 0..<300 {
                 do {

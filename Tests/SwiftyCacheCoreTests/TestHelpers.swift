@@ -27,16 +27,3 @@ func expectJournal(_ directory: URL, _ body: [String], sourceLocation: SourceLoc
         lines == [JournalFixture.magic, "1", String(testAppVersion), "2", ""] + body,
         sourceLocation: sourceLocation)
 }
-
-func expectError<T>(
-    _ code: CacheError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
-) {
-    do {
-        _ = try body()
-        Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as CacheError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("expected CacheError \(code), got \(error)", sourceLocation: sourceLocation)
-    }
-}

@@ -21,7 +21,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 
     private let base = SystemFileSystem()
-    private let plan = Mutex(Plan())
+    private let plan = LockedState(Plan())
 
     package init() {}
 

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import SwiftyCacheCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,8 +41,8 @@ public final class TestHTTPServer: Sendable {
         public var status: Int
     }
 
-    private let pages = Mutex<[String: Page]>([:])
-    private let log = Mutex<[Request]>([])
+    private let pages = LockedState<[String: Page]>([:])
+    private let log = LockedState<[Request]>([])
     private let listener: Int32
     /// Set once the listener is closed. Closing twice would close whatever descriptor reused the
     /// number meanwhile, in this test process where many suites run at once.
