@@ -55,8 +55,13 @@ enum CrashWorker {
                 case 40..<60:
                     guard try cache.contains(key) else { continue }
                     record("B PARTIAL \(key) \(sequence)")
-                    try cache.setPartialData(
-                        [1: CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: filler)], forKey: key)
+                    do {
+                        try cache.setPartialData(
+                            [1: CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: filler)], forKey: key)
+                    } catch let error as CacheError where error.code == .entryNotFound {
+                        // Evicted in the background since `contains`: the update did not apply.
+                        record("B ABORTED - \(sequence)")
+                    }
                     record("C")
                 case 60..<75:
                     record("B REMOVE \(key) \(sequence)")
