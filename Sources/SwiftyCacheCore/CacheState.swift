@@ -173,13 +173,23 @@ struct CacheState {
         redundantOpCount += indices.count
     }
 
-    /// Deletes an entry's value files and drops it from the index, without journaling.
+    /// Deletes an entry's committed value files and drops it from the index, without journaling.
+    ///
+    /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
+    /// the entry anew (it must write every slot to commit): a second editor can never start on
+    /// the key and share its temporary files.
     mutating func forgetEntryDeletingFiles(_ index: Int) {
-        let entry = table.remove(at: index)
+        let entry = table[index]
         if entry.isReadable { size -= entry.totalLength }
         for slot in 0..<valueCount {
             // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
             try? environment.removeFileIfPresent(environment.cleanPath(entry.key, slot))
+        }
+        if entry.isBeingEdited {
+            table.setReadable(index, false)
+            table.setLengths(index, Array(repeating: 0, count: valueCount))
+        } else {
+            table.remove(at: index)
         }
     }
 

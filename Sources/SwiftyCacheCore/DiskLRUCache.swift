@@ -314,21 +314,11 @@ public final class DiskLRUCache: Sendable {
                 code: .wrongValueCount, message: "expected \(valueCount) values, got \(values.count)",
                 key: key, operation: "setData")
         }
-        let slots = values.enumerated().map { ($0.offset, $0.element) }
-        // A concurrent remove detaches the editor; since every slot is written, starting over
-        // is the same as the remove having come first.
-        for attempt in 1...3 {
-            guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false, journalsNow: false)
-            else {
-                throw editInProgress(key, operation: "setData")
-            }
-            do {
-                try write(slots, with: editor)
-                return
-            } catch let error as CacheError where error.code == .editorDetached && attempt < 3 {
-                continue
-            }
+        guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false, journalsNow: false)
+        else {
+            throw editInProgress(key, operation: "setData")
         }
+        try write(values.enumerated().map { ($0.offset, $0.element) }, with: editor)
     }
 
     /// Replaces some slots of an existing entry; the others keep their values.
@@ -350,7 +340,7 @@ public final class DiskLRUCache: Sendable {
         }
         do {
             try write(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, with: editor)
-        } catch let error as CacheError where error.code == .editorDetached {
+        } catch let error as CacheError where error.code == .incompleteEntry {
             // Removed meanwhile: as if the removal came first, there is no entry to update.
             throw CacheError(
                 code: .entryNotFound, message: "the entry was removed before the update could be published",
@@ -532,8 +522,9 @@ public final class DiskLRUCache: Sendable {
 
     // MARK: Removing
 
-    /// Removes the entry for `key`. An editor open on it is detached: its commit throws
-    /// ``CacheError/Code/editorDetached``.
+    /// Removes the entry for `key`. An editor open on it goes on as if creating the entry anew:
+    /// its commit succeeds only if it wrote every slot (``CacheError/Code/incompleteEntry``
+    /// otherwise), as if the removal had come before the edit.
     ///
     /// - Returns: Whether a committed entry existed.
     /// - Throws: ``CacheError/Code/invalidKey``, ``CacheError/Code/cacheClosed``,

@@ -138,9 +138,9 @@ public final class Editor: Sendable {
 
     /// Publishes the values set in this edit.
     ///
-    /// - Throws: ``CacheError/Code/incompleteEntry`` when a new entry lacks a slot (the edit is
-    ///   aborted and no entry is left), ``CacheError/Code/editorFinished`` after a commit or
-    ///   abort, ``CacheError/Code/editorDetached`` if the entry was removed meanwhile,
+    /// - Throws: ``CacheError/Code/incompleteEntry`` when a new entry (or one removed while
+    ///   this editor was open) lacks a slot: the edit is aborted and no entry is left;
+    ///   ``CacheError/Code/editorFinished`` after a commit or abort,
     ///   ``CacheError/Code/cacheClosed``, ``CacheError/Code/journalUnavailable``, or
     ///   ``CacheError/Code/ioFailure``. After an I/O failure the entry holds its previous
     ///   values, or, if the failure struck after some slots were published, is removed: it

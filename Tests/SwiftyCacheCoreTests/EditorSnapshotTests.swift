@@ -173,15 +173,33 @@ import Testing
         expectError(.incompleteEntry) { try editor.commit() }
     }
 
-    @Test func removeDetachesAnOpenEditor() throws {
+    @Test func removeDuringAPartialEditLeavesNoEntry() throws {
         let cache = try openCache(directory.url)
         try cache.set("k1", "A", "B")
         let editor = try #require(try cache.edit("k1"))
         try editor.setString("C", at: 0)
         #expect(try cache.remove("k1"))
-        expectError(.editorDetached) { try editor.commit() }
+        #expect(try cache.snapshot(forKey: "k1") == nil)
+        #expect(try cache.edit("k1") == nil)  // the editor still holds the key: no second one
+        expectError(.incompleteEntry) { try editor.commit() }
         #expect(try cache.snapshot(forKey: "k1") == nil)
         #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock"])
+        try cache.close()
+        #expect(try openCache(directory.url).keys() == [])
+    }
+
+    @Test func removeDuringAFullEditActsAsIfTheRemoveCameFirst() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k1", "A", "B")
+        let editor = try #require(try cache.edit("k1"))
+        try editor.setString("C", at: 0)
+        #expect(try cache.remove("k1"))
+        try editor.setString("D", at: 1)
+        try editor.commit()
+        #expect(try cache.strings("k1") == ["C", "D"])
+        try expectJournal(directory.url, ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"])  // READ stays buffered
+        try cache.close()
+        #expect(try openCache(directory.url).strings("k1") == ["C", "D"])
     }
 
     @Test func snapshotsAndKeysIterateInLRUOrderWithoutTouchingIt() throws {
