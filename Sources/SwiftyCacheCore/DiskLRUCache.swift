@@ -470,7 +470,10 @@ public final class DiskLRUCache: Sendable {
                         state.abortEdit(at: index, written: written)
                     } else {
                         // Some slots already hold new values: drop the entry rather than serve a mix.
+                        // This editor lets go first, so the entry is dropped, not kept for it.
                         state.deleteTemporaries(key: key, written: written)
+                        state.table.setEditor(index, 0)
+                        state.table.setDirtyJournaled(index, false)
                         state.dropDamagedEntry(index)
                     }
                     throw failure

@@ -82,6 +82,10 @@ import Darwin
         expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
         fileSystem.heal()
         #expect(try cache.strings("k") == nil)
+        // The failed editor let go of the key.
+        try cache.set("k", "again0", "again1")
+        #expect(try cache.strings("k") == ["again0", "again1"])
+        try cache.remove("k")
         try cache.close()
         #expect(try openCache(directory.url).strings("k") == nil)
     }
