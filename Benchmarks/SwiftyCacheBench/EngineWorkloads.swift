@@ -138,3 +138,34 @@ struct ScalingWorkloads {
         return results
     }
 }
+
+/// The cost of durability mode: sets with `fsync` on commit against the default.
+struct DurabilityWorkload {
+    let count: Int
+    let rounds: Int
+    let scratch: Scratch
+
+    func run() throws -> [(engine: Figure, floor: Figure?)] {
+        var generator = SeededGenerator(seed: 11)
+        let pool = (0..<16).map { _ in [randomData(1024, using: &generator), randomData(1024, using: &generator)] }
+        var synced: [Run] = []
+        var buffered: [Run] = []
+        for round in 0..<rounds {
+            let syncedCache = try DiskLRUCache(
+                directory: scratch.fresh("durable"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+                options: DiskLRUCache.Options(syncsWrites: true))
+            let bufferedCache = try DiskLRUCache(
+                directory: scratch.fresh("buffered"), appVersion: 1, valueCount: 2, maxSize: Int.max)
+            let runSynced = { try timed(count) { try syncedCache.setData(pool[$0 % 16], forKey: "d\($0)") } }
+            let runBuffered = { try timed(count) { try bufferedCache.setData(pool[$0 % 16], forKey: "d\($0)") } }
+            if round % 2 == 0 {
+                synced.append(try runSynced())
+                buffered.append(try runBuffered())
+            } else {
+                buffered.append(try runBuffered())
+                synced.append(try runSynced())
+            }
+        }
+        return [(summarize("engine set 1 KiB, syncsWrites", synced), summarize("engine set 1 KiB, default", buffered))]
+    }
+}
