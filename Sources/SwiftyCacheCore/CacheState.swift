@@ -19,6 +19,10 @@ struct CacheState {
     var journalFailure: CacheError?
     var isCleanupScheduled = false
     var statistics = CacheStatistics()
+    /// Files renamed out of the way under the lock, to unlink after it is released: on this
+    /// kind of file system an unlink can wait for the device, and nothing should wait behind it.
+    var pendingDeletions: [String] = []
+    private var trashCounter = 0
 
     /// READ lines may stay buffered up to this many bytes.
     static let readBufferLimit = 8 << 10
@@ -146,7 +150,7 @@ struct CacheState {
             }
             try fileSystem.rename(env.temporaryJournalPath, to: env.journalPath)
             // A leftover backup is harmless: opening deletes it when `journal` exists.
-            try? fileSystem.unlink(env.backupJournalPath)
+            moveToTrash(env.backupJournalPath)
             let newFD = try fileSystem.open(env.journalPath, flags: OpenFlags.append, mode: FileModes.file)
             if journalFD >= 0 { try? fileSystem.close(journalFD) }
             journalFD = newFD
@@ -164,13 +168,36 @@ struct CacheState {
     // MARK: Entries
 
     /// Journals `REMOVE` for the entries, then deletes their files and forgets them. If the
-    /// journal cannot be written, nothing is removed.
-    mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
+    /// journal cannot be written, nothing is removed. With `deferringDeletion`, the files are
+    /// renamed to trash names and unlinked once the lock is released.
+    mutating func removeEntries(_ indices: [Int], operation: String, deferringDeletion: Bool = false) throws(CacheError) {
         guard !indices.isEmpty else { return }
         for index in indices { appendJournal(.remove, key: table[index].key) }
         try flushJournal(operation: operation, key: indices.count == 1 ? table[indices[0]].key : nil)
-        for index in indices { forgetEntryDeletingFiles(index) }
+        for index in indices { forgetEntryDeletingFiles(index, deferringDeletion: deferringDeletion) }
         redundantOpCount += indices.count
+    }
+
+    /// Renames `path` to a unique `….N.tmp` name and queues it for unlinking after the lock.
+    /// The trash name can never be a key's file, so a key recreated meanwhile is safe, and a
+    /// crash before the unlink leaves only a `.tmp` file, which opening sweeps away.
+    mutating func moveToTrash(_ path: String) {
+        trashCounter += 1
+        let trash = path + "." + String(trashCounter) + ".tmp"
+        do {
+            try fileSystem.rename(path, to: trash)
+            pendingDeletions.append(trash)
+        } catch where error.errno == Errno.noEntry {
+            return
+        } catch {
+            try? environment.removeFileIfPresent(path)
+        }
+    }
+
+    /// The queued trash, emptied.
+    mutating func takePendingDeletions() -> [String] {
+        defer { pendingDeletions.removeAll() }
+        return pendingDeletions
     }
 
     /// Deletes an entry's committed value files and drops it from the index, without journaling.
@@ -178,12 +205,17 @@ struct CacheState {
     /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
     /// the entry anew (it must write every slot to commit): a second editor can never start on
     /// the key and share its temporary files.
-    mutating func forgetEntryDeletingFiles(_ index: Int) {
+    mutating func forgetEntryDeletingFiles(_ index: Int, deferringDeletion: Bool = false) {
         let entry = table[index]
         if entry.isReadable { size -= entry.totalLength }
         for slot in 0..<valueCount {
-            // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-            try? environment.removeFileIfPresent(environment.cleanPath(entry.key, slot))
+            let path = environment.cleanPath(entry.key, slot)
+            if deferringDeletion {
+                moveToTrash(path)
+            } else {
+                // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
+                try? environment.removeFileIfPresent(path)
+            }
         }
         if entry.isBeingEdited {
             table.setReadable(index, false)
@@ -218,7 +250,7 @@ struct CacheState {
             }
             cursor = table.indexAfter(cursor)
         }
-        try removeEntries(victims, operation: "evict")
+        try removeEntries(victims, operation: "evict", deferringDeletion: true)
         statistics.evictionCount += victims.count
     }
 

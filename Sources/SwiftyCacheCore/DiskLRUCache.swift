@@ -119,6 +119,7 @@ public final class DiskLRUCache: Sendable {
             state.lock?.release(using: fileSystem)
             throw error
         }
+        for trash in state.takePendingDeletions() { try? environment.removeFileIfPresent(trash) }
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
         self.appVersion = appVersion
         self.valueCount = valueCount
@@ -133,7 +134,7 @@ public final class DiskLRUCache: Sendable {
     deinit {
         // Like a process exit: buffered READ lines are written, open editors are left DIRTY
         // (their files are deleted on the next open), the lock is released.
-        state.withLock { state in
+        withState { state in
             guard !state.isClosed else { return }
             try? state.flushJournal(operation: "deinit")
             if state.journalFD >= 0 { try? state.fileSystem.close(state.journalFD) }
@@ -147,23 +148,23 @@ public final class DiskLRUCache: Sendable {
 
     /// The committed bytes of all entries. It may exceed ``maxSize`` until the background
     /// eviction catches up; after ``flush()`` it does not.
-    public var size: Int { state.withLock { $0.size } }
+    public var size: Int { withState { $0.size } }
 
     /// The number of bytes the cache keeps at most.
-    public var maxSize: Int { state.withLock { $0.maxSize } }
+    public var maxSize: Int { withState { $0.maxSize } }
 
     /// The number of committed entries.
-    public var count: Int { state.withLock { $0.table.readableCount } }
+    public var count: Int { withState { $0.table.readableCount } }
 
     /// Hit, miss, write, eviction and removal counts since the cache was opened.
-    public var statistics: CacheStatistics { state.withLock { $0.statistics } }
+    public var statistics: CacheStatistics { withState { $0.statistics } }
 
     /// Whether ``close()`` or ``delete()`` was called.
-    public var isClosed: Bool { state.withLock { $0.isClosed } }
+    public var isClosed: Bool { withState { $0.isClosed } }
 
     /// Whether a journal write failed and no rebuild has repaired it yet. While it is `true`,
     /// edits and removals throw ``CacheError/Code/journalUnavailable``; reads still work.
-    public var hasJournalErrors: Bool { state.withLock { $0.journalFailure != nil } }
+    public var hasJournalErrors: Bool { withState { $0.journalFailure != nil } }
 
     /// Changes the size limit. Lowering it evicts least recently used entries in the background.
     ///
@@ -414,7 +415,7 @@ public final class DiskLRUCache: Sendable {
 
     /// Publishes an editor's files: renames each `key.i.tmp` over `key.i` and journals `CLEAN`.
     func completeEdit(key: String, editorID: UInt64, written: [Int?]) throws {
-        let needsCleanup = try state.withLock { state throws -> Bool in
+        let needsCleanup = try withState { state throws -> Bool in
             guard !state.isClosed else {
                 state.deleteTemporaries(key: key, written: written)
                 throw CacheError(
@@ -507,7 +508,7 @@ public final class DiskLRUCache: Sendable {
 
     /// Ends an edit without publishing it.
     func abandonEdit(key: String, editorID: UInt64, written: [Int?]) {
-        state.withLock { state in
+        withState { state in
             guard !state.isClosed, let index = state.table.index(of: key),
                 state.table[index].editorID == editorID
             else {
@@ -580,7 +581,7 @@ public final class DiskLRUCache: Sendable {
     ///
     /// - Throws: The first I/O error met; the cache is closed regardless.
     public func close() throws {
-        let failure: CacheError? = state.withLock { state -> CacheError? in
+        let failure: CacheError? = withState { state -> CacheError? in
             guard !state.isClosed else { return nil }
             var failure: CacheError?
             // The editors' objects live on; their commit will throw `cacheClosed`. Every slot
@@ -628,11 +629,24 @@ public final class DiskLRUCache: Sendable {
     }
 
     /// Runs `body` under the lock, after checking that the cache is open.
-    func locked<T: Sendable>(
+    func locked<T>(
         operation: String, key: String? = nil, _ body: (inout CacheState) throws -> T
     ) throws -> T {
-        try state.withLock { state in
+        try withState { state in
             guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
+            return try body(&state)
+        }
+    }
+
+    /// Runs `body` under the lock, then, with the lock released, unlinks the files it moved to
+    /// the trash.
+    func withState<T, Failure: Error>(_ body: (inout CacheState) throws(Failure) -> T) throws(Failure) -> T {
+        var trash: [String] = []
+        defer {
+            for path in trash { try? environment.removeFileIfPresent(path) }
+        }
+        return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
+            defer { if !state.pendingDeletions.isEmpty { trash = state.takePendingDeletions() } }
             return try body(&state)
         }
     }

@@ -15,7 +15,7 @@ extension DiskLRUCache {
     /// journal when redundant lines outnumber entries. Failures leave the work for the next
     /// pass (scheduled by the next operation); they never surface as crashes.
     func runCleanup() {
-        state.withLock { state in
+        withState { state in
             state.isCleanupScheduled = false
             guard !state.isClosed else { return }
             do {

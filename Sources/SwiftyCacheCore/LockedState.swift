@@ -11,38 +11,49 @@ public import Darwin
 /// `Synchronization.Mutex` would do, but on Linux it synchronizes through futexes that
 /// ThreadSanitizer cannot see, so every access under it is reported as a race; a pthread mutex
 /// keeps the sanitizer's verdicts meaningful (docs/RELIABILITY.md), and lowers the Apple
-/// platform floor as a bonus.
+/// platform floor as a bonus. The mutex lives in the same allocation as the value
+/// (`ManagedBuffer`), so creating a lock is one allocation.
 ///
 /// - Complexity: `withLock` costs one uncontended lock and unlock, about 20 ns.
 @usableFromInline
-package final class LockedState<State>: @unchecked Sendable {
-    // @unchecked Sendable is sound: `state` is read and written only inside `withLock`, between
-    // pthread_mutex_lock and pthread_mutex_unlock on `mutex`, which is allocated once, never
-    // moved (it lives behind a pointer, not in the object's inline storage) and destroyed in
-    // deinit when no other reference exists. `State` values cross threads only through that
-    // critical section, so `State` itself need not be Sendable for this class to be.
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline var state: State
+package struct LockedState<State>: @unchecked Sendable {
+    // @unchecked Sendable is sound: the state is read and written only inside `withLock`,
+    // between pthread_mutex_lock and pthread_mutex_unlock on the mutex, which is initialized
+    // once in the storage's tail (never moved while the object lives) and destroyed in the
+    // storage's deinit, when no reference is left. `State` values cross threads only through
+    // that critical section, so `State` itself need not be Sendable for this type to be.
+    @usableFromInline let storage: LockStorage<State>
 
     @inlinable
     package init(_ state: State) {
-        self.state = state
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        // Default attributes: cannot fail.
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        let buffer = LockStorage<State>.create(minimumCapacity: 1) { _ in state }
+        // `create` on a subclass returns an instance of that subclass.
+        storage = unsafeDowncast(buffer, to: LockStorage<State>.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            // Default attributes: cannot fail.
+            pthread_mutex_init(mutex, nil)
+        }
     }
 
     /// Runs `body` with exclusive access to the state.
     @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        try storage.withUnsafeMutablePointers { (state, mutex) throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
+    }
+}
+
+/// The state and its mutex in one allocation.
+@usableFromInline
+package final class LockStorage<State>: ManagedBuffer<State, pthread_mutex_t> {
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
     }
 }

@@ -81,6 +81,8 @@ import Testing
         cache.waitForBackgroundWork()
         #expect(cache.size <= 10)
         #expect(try JournalFixture.valueBytes(in: directory.url) == cache.size)
+        // Evicted files go to the trash under the lock and are unlinked after it: none is left.
+        #expect(try JournalFixture.fileNames(in: directory.url).filter { $0.hasSuffix(".tmp") } == [])
     }
 
     @Test func entryBeingEditedIsSkipped() throws {
