@@ -6,13 +6,13 @@ struct Options {
     var count = 20_000
     var valueSizes = [1024, 65_536]
     var rounds = 5
-    var workloads: Set<String> = ["engine", "scaling", "object", "durability"]
+    var workloads: Set<String> = ["engine", "scaling", "reopen", "object", "durability"]
     var scalingSizes = [1_000, 10_000, 100_000]
     var jsonPath: String?
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,object,durability] [--scaling 1000,10000,100000]
+                                 [--workload engine,scaling,reopen,object,durability] [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
           --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
@@ -117,6 +117,9 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("scaling") {
             add(try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("reopen") {
+            add(try ReopenWorkload(count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch).run())
         }
         if options.workloads.contains("durability") {
             add(try DurabilityWorkload(count: max(options.count / 20, 20), rounds: options.rounds, scratch: scratch).run())

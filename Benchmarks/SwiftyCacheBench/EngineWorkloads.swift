@@ -169,3 +169,27 @@ struct DurabilityWorkload {
         return [(summarize("engine set 1 KiB, syncsWrites", synced), summarize("engine set 1 KiB, default", buffered))]
     }
 }
+
+/// Reopening (journal replay) of one cache of `count` entries, several times.
+struct ReopenWorkload {
+    let count: Int
+    let rounds: Int
+    let scratch: Scratch
+
+    func run() throws -> [(engine: Figure, floor: Figure?)] {
+        var generator = SeededGenerator(seed: 5)
+        let pool = (0..<16).map { _ in [randomData(64, using: &generator), randomData(64, using: &generator)] }
+        let directory = scratch.fresh("reopen")
+        var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+        for i in 0..<count { try cache.setData(pool[i % 16], forKey: "reopen-\(i)") }
+        try cache.close()
+        var runs: [Run] = []
+        for _ in 0..<rounds {
+            runs.append(try timed(1, perOperation: false) { _ in
+                cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+            })
+            try cache.close()
+        }
+        return [(summarize("reopen of \(count) entries", runs), nil)]
+    }
+}

@@ -13,6 +13,7 @@ struct CacheEnvironment: Sendable {
     var temporaryJournalPath: String { path(Journal.temporaryFileName) }
     var backupJournalPath: String { path(Journal.backupFileName) }
     var lockPath: String { path(Journal.lockFileName) }
+    var cleanMarkerPath: String { path(Journal.cleanMarkerFileName) }
 
     func path(_ name: String) -> String { directoryPath + "/" + name }
 
@@ -176,6 +177,15 @@ struct CacheEnvironment: Sendable {
                 try? fileSystem.unlink(child)
             }
         }
+    }
+
+    /// Leaves the marker that tells the next open no stray file exists. Best effort: without
+    /// it, the next open sweeps the directory, which is only slower.
+    func leaveCleanMarker() {
+        guard let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.createTruncate, mode: FileModes.file) else {
+            return
+        }
+        try? fileSystem.close(fd)
     }
 
     /// Flushes the directory itself, so that renames and creations in it survive a power loss.

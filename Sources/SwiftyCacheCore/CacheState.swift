@@ -22,6 +22,9 @@ struct CacheState {
     /// Files renamed out of the way under the lock, to unlink after it is released: on this
     /// kind of file system an unlink can wait for the device, and nothing should wait behind it.
     var pendingDeletions: [String] = []
+    /// Set when a file could not be deleted: then `close()` leaves no clean marker, and the
+    /// next open sweeps the directory.
+    var hasUndeletedFiles = false
     private var trashCounter = 0
 
     /// READ lines may stay buffered up to this many bytes.
@@ -190,7 +193,16 @@ struct CacheState {
         } catch where error.errno == Errno.noEntry {
             return
         } catch {
-            try? environment.removeFileIfPresent(path)
+            deleteFile(path)
+        }
+    }
+
+    /// Deletes a file, best effort: a failure is remembered so the next open sweeps.
+    mutating func deleteFile(_ path: String) {
+        do {
+            try environment.removeFileIfPresent(path)
+        } catch {
+            hasUndeletedFiles = true
         }
     }
 
@@ -214,7 +226,7 @@ struct CacheState {
                 moveToTrash(path)
             } else {
                 // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-                try? environment.removeFileIfPresent(path)
+                deleteFile(path)
             }
         }
         if entry.isBeingEdited {
@@ -278,9 +290,9 @@ struct CacheState {
         try? flushJournal(operation: "abort", key: key)
     }
 
-    func deleteTemporaries(key: String, written: [Int?]) {
+    mutating func deleteTemporaries(key: String, written: [Int?]) {
         for slot in written.indices where written[slot] != nil {
-            try? environment.removeFileIfPresent(environment.dirtyPath(key, slot))
+            deleteFile(environment.dirtyPath(key, slot))
         }
     }
 }

@@ -10,6 +10,9 @@ public struct RecoveryReport: Sendable, Hashable {
     public var droppedIncompleteEntries = 0
     /// Leftover `.tmp` files and value files no entry refers to, deleted on open.
     public var removedStrayFiles = 0
+    /// Whether the directory was swept for stray files. It is skipped when the previous session
+    /// ended with `close()`, which leaves none.
+    public var sweptDirectory = false
     /// Whether the journal was rewritten on open (for example after a torn last line).
     public var rebuiltJournal = false
 
@@ -42,14 +45,19 @@ extension CacheState {
         }
 
         let journalKind: FileKind?
+        let closedCleanly: Bool
         do {
             journalKind = try fileSystem.kind(of: env.journalPath)
+            // Removed before anything else, so a crash in this session makes the next open sweep.
+            closedCleanly = try fileSystem.kind(of: env.cleanMarkerPath) == .regular
+            try env.removeFileIfPresent(env.cleanMarkerPath)
         } catch {
             throw CacheError.io(error, operation: "open", path: env.journalPath)
         }
         guard let journalKind else {
             // A new cache, or one whose journal is gone: nothing on disk can be trusted.
             report.removedStrayFiles = removeStrayFiles()
+            report.sweptDirectory = true
             try rebuildJournal()
             return report
         }
@@ -73,7 +81,10 @@ extension CacheState {
         replay(contents.records)
         redundantOpCount = contents.records.count - table.count
         report.droppedIncompleteEntries = dropIncompleteEntries()
-        report.removedStrayFiles = removeStrayFiles()
+        if !closedCleanly || report.droppedIncompleteEntries > 0 || contents.hasUnterminatedLine {
+            report.removedStrayFiles = removeStrayFiles()
+            report.sweptDirectory = true
+        }
 
         if contents.hasUnterminatedLine {
             // Never append after a torn line: rewrite the journal from what was read.
@@ -120,8 +131,8 @@ extension CacheState {
             let entry = table[index]
             if entry.isBeingEdited {
                 for slot in 0..<valueCount {
-                    try? environment.removeFileIfPresent(environment.cleanPath(entry.key, slot))
-                    try? environment.removeFileIfPresent(environment.dirtyPath(entry.key, slot))
+                    deleteFile(environment.cleanPath(entry.key, slot))
+                    deleteFile(environment.dirtyPath(entry.key, slot))
                 }
                 table.remove(at: index)
                 dropped += 1

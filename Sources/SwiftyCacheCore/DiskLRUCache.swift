@@ -598,6 +598,13 @@ public final class DiskLRUCache: Sendable {
                 failure = error
             }
             if state.journalFD >= 0 { try? state.fileSystem.close(state.journalFD) }
+            // No stray file is left once the editors are aborted and the trash is unlinked, unless
+            // a delete failed: then the next open sweeps. The marker is written while the
+            // directory is still locked, so no other cache can open before it exists.
+            for trash in state.takePendingDeletions() { state.deleteFile(trash) }
+            if failure == nil && state.journalFailure == nil && !state.hasUndeletedFiles {
+                environment.leaveCleanMarker()
+            }
             state.lock?.release(using: state.fileSystem)
             state.journalFD = -1
             state.lock = nil
@@ -643,6 +650,8 @@ public final class DiskLRUCache: Sendable {
     func withState<T, Failure: Error>(_ body: (inout CacheState) throws(Failure) -> T) throws(Failure) -> T {
         var trash: [String] = []
         defer {
+            // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
+            // a clean marker sweeps it, and a failed delete here only costs that marker.
             for path in trash { try? environment.removeFileIfPresent(path) }
         }
         return try state.withLock { (state: inout CacheState) throws(Failure) -> T in

@@ -52,11 +52,9 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     @discardableResult
     package mutating func update<R>(at index: Int, _ body: (inout Value) -> R) -> R? {
-        guard links[index].isLive, var value = values[index] else { return nil }
-        values[index] = nil  // keep the value uniquely referenced while `body` mutates it
-        let result = body(&value)
-        values[index] = value
-        return result
+        guard links[index].isLive, values[index] != nil else { return nil }
+        // In place, no copy: the unwrap cannot fail, it was checked on the line above.
+        return body(&values[index]!)
     }
 
     /// Inserts an entry for a key that is not present, as the most recently used one.

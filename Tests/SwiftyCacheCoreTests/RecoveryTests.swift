@@ -29,7 +29,9 @@ import Testing
         try JournalFixture.writeFile("k2.0", "f", in: url)
         try JournalFixture.writeFile("k2.1", "ghij", in: url)
         let cache = try openCache(url)
-        #expect(cache.recoveryReport == RecoveryReport())
+        var expected = RecoveryReport()
+        expected.sweptDirectory = true  // the Java cache leaves no clean marker
+        #expect(cache.recoveryReport == expected)
         // Replay restores LRU order: the READ made k1 the most recently used.
         #expect(try cache.keys() == ["k2", "k1"])
         #expect(try cache.strings("k1") == ["abc", "de"])
@@ -146,9 +148,11 @@ import Testing
     }
 
     @Test func leftoverTemporaryAndUnreferencedFilesAreRemoved() throws {
-        let first = try openCache(url)
-        try first.set("k1", "A", "B")
-        try first.close()
+        do {
+            let first = try openCache(url)
+            try first.set("k1", "A", "B")
+            // Released without close(): a crash, after which stray files may exist.
+        }
         for name in ["k1.0.tmp", "journal.tmp", "ghost.0", "ghost.1", "k1.7"] {
             try JournalFixture.writeFile(name, "x", in: url)
         }
@@ -157,6 +161,25 @@ import Testing
         #expect(cache.recoveryReport.removedStrayFiles == 5)
         #expect(try JournalFixture.fileNames(in: url) == ["README", "journal", "journal.lock", "k1.0", "k1.1"])
         #expect(try cache.strings("k1") == ["A", "B"])
+    }
+
+    @Test func cleanCloseLetsTheNextOpenSkipTheSweepAndACrashDoesNot() throws {
+        let first = try openCache(url)
+        try first.set("k1", "A", "B")
+        try first.close()
+        #expect(JournalFixture.fileExists("journal.clean", in: url))
+        do {
+            let second = try openCache(url)
+            #expect(!second.recoveryReport.sweptDirectory)
+            // The marker is gone while the cache is open: a crash now must make the next open sweep.
+            #expect(!JournalFixture.fileExists("journal.clean", in: url))
+            try second.set("k2", "C", "D")
+        }
+        try JournalFixture.writeFile("k9.0.tmp", "stray", in: url)
+        let third = try openCache(url)
+        #expect(third.recoveryReport.sweptDirectory)
+        #expect(third.recoveryReport.removedStrayFiles == 1)
+        #expect(try third.keys().sorted() == ["k1", "k2"])
     }
 
     @Test func evictionHonorsLRUFromPreviousSession() throws {
