@@ -103,6 +103,8 @@ extension CacheState {
     /// Applies journal records to the index, as the Java cache does: every mention of a key
     /// except `REMOVE` makes it the most recently used.
     mutating func replay(_ records: [(key: String, operation: Journal.Operation)]) {
+        // Entries number at most the records; a rebuilt journal has one record per entry.
+        table.reserveCapacity(records.count)
         for (key, operation) in records {
             switch operation {
             case .remove:

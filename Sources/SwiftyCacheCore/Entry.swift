@@ -33,6 +33,8 @@ struct EntryTable {
 
     func index(of key: String) -> Int? { storage.index(of: key) }
 
+    mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
+
     /// The entry at a live index (indices come from `index(of:)` or the LRU walk).
     subscript(_ index: Int) -> Entry {
         storage.value(at: index) ?? Entry(key: "", lengths: [])

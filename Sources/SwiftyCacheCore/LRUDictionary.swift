@@ -42,6 +42,15 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     package func index(of key: Key) -> Int? { indexByKey[key] }
 
+    /// Makes room for `capacity` entries, so that filling the dictionary does not rehash.
+    @inlinable
+    package mutating func reserveCapacity(_ capacity: Int) {
+        indexByKey.reserveCapacity(capacity)
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        links.reserveCapacity(capacity)
+    }
+
     @inlinable
     package func key(at index: Int) -> Key? { keys[index] }
 
