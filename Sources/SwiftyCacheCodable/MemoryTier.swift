@@ -50,11 +50,16 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Complexity: O(1).
     @inlinable
     mutating func freshHit(_ key: Key, clock: () -> Date) -> Value? {
-        guard let index = items.index(of: key), let item = items.value(at: index) else { return nil }
-        if let expires = item.expires, expires <= clock() { return nil }
+        guard let index = items.index(of: key) else { return nil }
+        // Read in place: only the value is copied out, not the whole item.
+        let found: Value?? = items.update(at: index) { item -> Value? in
+            if let expires = item.expires, expires <= clock() { return nil }
+            return item.value
+        }
+        guard case .some(.some(let value)) = found else { return nil }
         items.touch(index)
         statistics.memoryHits += 1
-        return item.value
+        return value
     }
 
     enum Lookup {
