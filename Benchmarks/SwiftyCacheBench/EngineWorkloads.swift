@@ -20,67 +20,48 @@ struct EngineWorkloads {
 
         // Warm-up round, not recorded.
         for round in -1..<rounds {
-            let engineFirst = round % 2 == 0
             let cacheDirectory = scratch.fresh("engine-\(valueSize)")
             var cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
             let bare = Floor(directory: scratch.fresh("floor-\(valueSize)"), valueCount: 2)
-            var pairs: [(String, () throws -> Run, () throws -> Run)] = []
-            pairs.append(("set", {
-                try timed(count) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) }
-            }, {
-                timed(count) { bare.set(keys[$0], pool[$0 % 64]) }
-            }))
-            pairs.append(("get", {
-                try timed(count) { i in _ = try cache.data(forKey: keys[order[i]]) }
-            }, {
-                timed(count) { i in _ = bare.get(keys[order[i]]) }
-            }))
-            pairs.append(("overwrite", {
-                try timed(count) { try cache.setData(pool[($0 + 1) % 64], forKey: keys[order[$0]]) }
-            }, {
-                timed(count) { bare.set(keys[order[$0]], pool[($0 + 1) % 64]) }
-            }))
-            for (name, engineRun, floorRun) in pairs {
-                let (e, f) = engineFirst ? (try engineRun(), try floorRun()) : (try floorRun(), try engineRun())
-                if round >= 0 {
-                    engine[name, default: []].append(e)
-                    floor[name, default: []].append(f)
-                }
-            }
+            var results: [(String, Run, Run)] = []
+            let (se, sf) = try alternating(count, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
+                                           second: { bare.set(keys[$0], pool[$0 % 64]) })
+            results.append(("set", se, sf))
+            let (ge, gf) = try alternating(count, first: { _ = try cache.data(forKey: keys[order[$0]]) },
+                                           second: { _ = bare.get(keys[order[$0]]) })
+            results.append(("get", ge, gf))
+            let (oe, of) = try alternating(count, first: { try cache.setData(pool[($0 + 1) % 64], forKey: keys[order[$0]]) },
+                                           second: { bare.set(keys[order[$0]], pool[($0 + 1) % 64]) })
+            results.append(("overwrite", oe, of))
             let miss = try timed(count) { _ = try cache.snapshot(forKey: "absent-\($0)") }
             try cache.close()
             let reopen = try timed(1, perOperation: false) { _ in
                 cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
             }
-            let removeEngine = { try timed(count) { _ = try cache.remove(keys[order[$0]]) } }
-            let removeFloor = { timed(count) { bare.remove(keys[order[$0]]) } }
-            let (re, rf) = engineFirst ? (try removeEngine(), removeFloor()) : (removeFloor(), try removeEngine())
+            let (re, rf) = try alternating(count, first: { _ = try cache.remove(keys[order[$0]]) },
+                                           second: { bare.remove(keys[order[$0]]) })
+            results.append(("remove", re, rf))
             try cache.close()
-            if round >= 0 {
-                engine["miss", default: []].append(miss)
-                engine["reopen", default: []].append(reopen)
-                engine["remove", default: []].append(re)
-                floor["remove", default: []].append(rf)
-            }
 
             // Churn: 4N new keys with room for a quarter of them; eviction on.
             let entrySize = 2 * valueSize
             let churnCache = try DiskLRUCache(
                 directory: scratch.fresh("churn-\(valueSize)"), appVersion: 1, valueCount: 2, maxSize: count * entrySize)
             let churnFloor = Floor(directory: scratch.fresh("churn-floor-\(valueSize)"), valueCount: 2)
-            let churnEngine = { try timed(4 * count) { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") } }
-            let churnBare = {
-                timed(4 * count) { i in
-                    churnFloor.set("churn-\(i)", pool[i % 64])
-                    if i >= count { churnFloor.remove("churn-\(i - count)") }
-                }
-            }
-            let (ce, cf) = engineFirst ? (try churnEngine(), churnBare()) : (churnBare(), try churnEngine())
+            let (ce, cf) = try alternating(4 * count, first: { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") },
+                                           second: { i in
+                                               churnFloor.set("churn-\(i)", pool[i % 64])
+                                               if i >= count { churnFloor.remove("churn-\(i - count)") }
+                                           })
+            results.append(("churn", ce, cf))
             try churnCache.close()
-            if round >= 0 {
-                engine["churn", default: []].append(ce)
-                floor["churn", default: []].append(cf)
+            guard round >= 0 else { continue }
+            for (name, e, f) in results {
+                engine[name, default: []].append(e)
+                floor[name, default: []].append(f)
             }
+            engine["miss", default: []].append(miss)
+            engine["reopen", default: []].append(reopen)
         }
         let label = valueSize >= 1024 ? "\(valueSize / 1024) KiB" : "\(valueSize) B"
         return ["set", "get", "miss", "overwrite", "remove", "reopen", "churn"].compactMap { name in

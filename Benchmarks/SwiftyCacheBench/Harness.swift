@@ -55,6 +55,40 @@ func timed(_ count: Int, perOperation: Bool = true, _ body: (Int) throws -> Void
     return Run(operations: count, seconds: seconds, latencies: latencies)
 }
 
+/// Times `count` operations of two contenders, alternating in chunks of `chunk` operations (the
+/// order flipping every chunk), so that drift in the machine's speed, which on this file system
+/// can change severalfold within a minute, falls on both alike.
+func alternating(
+    _ count: Int, chunk: Int = 250, first: (Int) throws -> Void, second: (Int) throws -> Void
+) rethrows -> (Run, Run) {
+    var latencies: ([Double], [Double]) = ([], [])
+    latencies.0.reserveCapacity(count)
+    latencies.1.reserveCapacity(count)
+    var seconds = (0.0, 0.0)
+    var start = 0
+    var flip = false
+    while start < count {
+        let end = min(start + chunk, count)
+        for side in flip ? [1, 0] : [0, 1] {
+            let begin = nanoseconds()
+            for i in start..<end {
+                let before = nanoseconds()
+                if side == 0 { try first(i) } else { try second(i) }
+                let elapsed = Double(nanoseconds() - before)
+                if side == 0 { latencies.0.append(elapsed) } else { latencies.1.append(elapsed) }
+            }
+            let elapsed = Double(nanoseconds() - begin) / 1e9
+            if side == 0 { seconds.0 += elapsed } else { seconds.1 += elapsed }
+        }
+        flip.toggle()
+        start = end
+    }
+    return (
+        Run(operations: count, seconds: seconds.0, latencies: latencies.0),
+        Run(operations: count, seconds: seconds.1, latencies: latencies.1)
+    )
+}
+
 func summarize(_ name: String, _ runs: [Run]) -> Figure {
     let rates = runs.isEmpty ? [0] : runs.map { Double($0.operations) / max($0.seconds, 1e-12) }.sorted()
     let seconds = runs.isEmpty ? [0] : runs.map(\.seconds).sorted()

@@ -19,12 +19,21 @@ struct CacheEnvironment: Sendable {
 
     /// `key.slot`: the committed value of one slot.
     func cleanPath(_ key: String, _ slot: Int) -> String {
-        directoryPath + "/" + key + "." + String(slot)
+        var path = ""
+        path.reserveCapacity(directoryPath.utf8.count + key.utf8.count + 8)
+        path += directoryPath
+        path += "/"
+        path += key
+        path += "."
+        path += String(slot)
+        return path
     }
 
     /// `key.slot.tmp`: the value an editor is writing.
     func dirtyPath(_ key: String, _ slot: Int) -> String {
-        directoryPath + "/" + key + "." + String(slot) + ".tmp"
+        var path = cleanPath(key, slot)
+        path += ".tmp"
+        return path
     }
 
     /// Writes all of `bytes`, looping over short writes.

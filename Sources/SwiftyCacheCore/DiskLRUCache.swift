@@ -212,9 +212,23 @@ public final class DiskLRUCache: Sendable {
     ///
     /// - Throws: The errors of ``snapshot(forKey:)`` and ``Snapshot/data(at:)``.
     public func data(forKey key: String) throws -> [Data]? {
-        guard let snapshot = try snapshot(forKey: key) else { return nil }
-        defer { snapshot.close() }
-        return try (0..<valueCount).map { try snapshot.data(at: $0) }
+        try validate(key, operation: "data")
+        // The files are opened under the lock (all old or all new slots) and read outside it,
+        // without the Snapshot object a caller would keep.
+        let (opened, needsCleanup) = try locked(operation: "data", key: key) { state in
+            (try openSlots(key: key, recordingRead: true, in: &state), state.claimCleanup())
+        }
+        if needsCleanup { scheduleCleanup() }
+        guard let opened else { return nil }
+        defer { for fd in opened.descriptors { try? environment.fileSystem.close(fd) } }
+        var values: [Data] = []
+        values.reserveCapacity(valueCount)
+        for slot in 0..<valueCount {
+            values.append(
+                try Snapshot.readWhole(
+                    opened.descriptors[slot], length: opened.lengths[slot], key: key, slot: slot, environment: environment))
+        }
+        return values
     }
 
     /// Whether a committed entry exists for `key`. It does not count as a read.
@@ -247,6 +261,21 @@ public final class DiskLRUCache: Sendable {
     /// Opens a snapshot under the lock, so that a concurrent commit's renames cannot give it a
     /// mix of old and new slots.
     func openSnapshot(key: String, recordingRead: Bool, in state: inout CacheState) throws -> Snapshot? {
+        guard let opened = try openSlots(key: key, recordingRead: recordingRead, in: &state) else { return nil }
+        return Snapshot(
+            cache: self, key: key, sequenceNumber: opened.sequenceNumber, lengths: opened.lengths,
+            descriptors: opened.descriptors)
+    }
+
+    /// An entry's value files, opened under the lock.
+    struct OpenedSlots: Sendable {
+        var descriptors: [Int32]
+        var lengths: [Int]
+        var sequenceNumber: UInt64
+    }
+
+    /// Opens every slot file of `key` and checks its length; `nil` on a miss.
+    func openSlots(key: String, recordingRead: Bool, in state: inout CacheState) throws -> OpenedSlots? {
         guard let index = state.table.index(of: key), state.table[index].isReadable else {
             if recordingRead { state.statistics.missCount += 1 }
             return nil
@@ -280,9 +309,7 @@ public final class DiskLRUCache: Sendable {
             state.appendJournal(.read, key: key)
             state.flushReadsIfLarge()
         }
-        return Snapshot(
-            cache: self, key: key, sequenceNumber: entry.sequenceNumber, lengths: entry.lengths,
-            descriptors: descriptors)
+        return OpenedSlots(descriptors: descriptors, lengths: entry.lengths, sequenceNumber: entry.sequenceNumber)
     }
 
     // MARK: Writing
@@ -445,11 +472,14 @@ public final class DiskLRUCache: Sendable {
                 throw error
             }
             if !entry.isDirtyJournaled {
-                // A one-shot write: DIRTY reaches the OS now, before any file is renamed.
+                // A one-shot write. For an existing entry, DIRTY must reach the OS before any file
+                // is renamed, or a crash could pair its old CLEAN line with new files. A new entry
+                // has no CLEAN line to protect: its DIRTY goes out with its CLEAN in one write, and
+                // a crash before that leaves only unreferenced files, which opening sweeps.
                 state.appendJournal(.dirty, key: key)
                 state.table.setDirtyJournaled(index, true)
                 do {
-                    try state.flushJournal(operation: "commit", key: key)
+                    if entry.isReadable { try state.flushJournal(operation: "commit", key: key) }
                 } catch {
                     state.deleteTemporaries(key: key, written: written)
                     state.table.setEditor(index, 0)

@@ -50,22 +50,38 @@ public final class Snapshot: Sendable {
     ///   shorter than the journal recorded.
     public func data(at index: Int) throws -> Data {
         try checkSlot(index, operation: "read")
-        let length = lengths[index]
+        let environment = cache.environment
+        return try descriptors.withLock { descriptors in
+            guard let descriptors else {
+                throw CacheError(code: .snapshotClosed, message: "the snapshot was closed", key: key, operation: "read")
+            }
+            return try Self.readWhole(
+                descriptors[index], length: lengths[index], key: key, slot: index, environment: environment)
+        }
+    }
+
+    /// Reads all `length` bytes of an open slot file into memory that the `Data` then owns
+    /// (no zero-filling first).
+    static func readWhole(_ fd: Int32, length: Int, key: String, slot: Int, environment: CacheEnvironment) throws -> Data {
         guard length > 0 else { return Data() }
-        // Read into uninitialized memory that the Data then owns: no zero-filling first.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 16)
-        let read: Int
+        var total = 0
         do {
-            read = try self.read(slot: index, into: buffer, at: 0)
+            while total < length {
+                let count = try environment.fileSystem.read(
+                    fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]), at: Int64(total))
+                if count == 0 { break }
+                total += count
+            }
         } catch {
             buffer.deallocate()
-            throw error
+            throw CacheError.io(error, operation: "read", path: environment.cleanPath(key, slot), key: key)
         }
-        guard read == length, let base = buffer.baseAddress else {
+        guard total == length, let base = buffer.baseAddress else {
             buffer.deallocate()
             throw CacheError(
-                code: .corruptValue, message: "the value file holds \(read) bytes, the journal recorded \(length)",
-                key: key, path: cache.environment.cleanPath(key, index), operation: "read")
+                code: .corruptValue, message: "the value file holds \(total) bytes, the journal recorded \(length)",
+                key: key, path: environment.cleanPath(key, slot), operation: "read")
         }
         return Data(bytesNoCopy: base, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }

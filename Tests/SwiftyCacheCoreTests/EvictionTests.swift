@@ -81,7 +81,7 @@ import Testing
         cache.waitForBackgroundWork()
         #expect(cache.size <= 10)
         #expect(try JournalFixture.valueBytes(in: directory.url) == cache.size)
-        // Evicted files go to the trash under the lock and are unlinked after it: none is left.
+        // No temporary or trash file is left behind.
         #expect(try JournalFixture.fileNames(in: directory.url).filter { $0.hasSuffix(".tmp") } == [])
     }
 
