@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SwiftyCacheCore
+import SwiftyCacheTestSupport
 import Testing
 
 /// Runs the built `notes-offline` binary as a subprocess, as a user would.
@@ -14,16 +15,10 @@ struct CLI {
     }
 
     /// The binary, built beside the test bundle (the test target depends on it).
-    static let executable: URL = {
-        let beside = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for directory in [beside, beside.deletingLastPathComponent()] {
-            let candidate = directory.appending(path: "notes-offline")
-            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
-        }
-        // #filePath: <root>/Tests/NotesOfflineTests/CLIRunner.swift
-        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appending(path: ".build/debug/notes-offline")
-    }()
+    // #filePath: <root>/Tests/NotesOfflineTests/CLIRunner.swift
+    static let executable = builtExecutable(
+        "notes-offline",
+        packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
 
     /// Runs `arguments` with `--cache-dir` set, and waits for the exit (at most 60 s).
     func run(_ arguments: [String], withCacheDirectory: Bool = true) throws -> Result {

@@ -14,15 +14,9 @@ import Darwin
 @Suite struct CrashKillTests {
     static let kills = ProcessInfo.processInfo.environment["SWIFTYCACHE_CRASH_KILLS"].flatMap(Int.init) ?? 200
 
-    static let worker: URL = {
-        let beside = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for directory in [beside, beside.deletingLastPathComponent()] {
-            let candidate = directory.appending(path: "swiftycache-crash-worker")
-            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
-        }
-        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appending(path: ".build/debug/swiftycache-crash-worker")
-    }()
+    static let worker = builtExecutable(
+        "swiftycache-crash-worker",
+        packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
 
     /// What each key should hold: both slots' sequence numbers, or absent.
     typealias Model = [String: [Int]]

@@ -18,7 +18,7 @@ import Testing
 
     /// A deterministic mutation of the base journal for case `index`.
     static func mutation(_ index: Int) -> [UInt8] {
-        var generator = Mix(state: UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        var generator = SplitMix(state: UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         let base = Array((header + baseLines.joined(separator: "\n") + "\n").utf8)
         switch index % 10 {
         case 0:  // truncation at every byte, cycling through the file
@@ -105,16 +105,5 @@ import Testing
         }
         #expect(wiped > 0 && kept > 0)
         print("journal fuzz chunk \(chunk): \(wiped + kept) cases, \(wiped) wiped, \(kept) kept a valid prefix")
-    }
-
-    struct Mix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
