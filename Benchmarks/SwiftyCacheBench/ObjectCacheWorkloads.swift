@@ -87,7 +87,7 @@ struct ObjectCacheWorkloads {
             let saveAll = { try timed(1, perOperation: false) { _ in try cache.save() } }
             saveRuns.append(try saveAll())
 
-            try cache.clearMemory()
+            cache.clearMemory()
             let disk = try ObjectCache<String, BenchNote>(
                 directory: scratch.fresh("object-readers"), maxDiskSize: Int.max, memoryLimit: 0)
             for i in 0..<count { try await disk.set(notes[i], forKey: keys[i]) }

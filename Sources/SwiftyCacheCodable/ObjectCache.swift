@@ -199,23 +199,24 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         return try diskCall(key, operation: "attachment") {
             guard let snapshot = try disk.snapshot(forKey: keyHasher.engineKey(for: keyBytes)) else { return nil }
             defer { snapshot.close() }
-            guard let envelope = try? Envelope(decoding: snapshot.data(at: 0)), envelope.keyBytes == keyBytes,
+            guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)), envelope.keyBytes == keyBytes,
                 !envelope.isExpired(at: clock())
             else { return nil }
-            return try snapshot.data(at: 2 + index)
+            return try snapshot.readData(at: 2 + index)
         }
     }
 
     /// The original keys of the values on disk, plus unsaved ones in memory (not the hashes).
+    /// Entries that cannot be read are left out.
     ///
     /// - Complexity: O(n): it reads every entry's envelope.
-    public func keys() throws -> [Key] {
+    public func keys() -> [Key] {
         var result: [Key] = []
         var seen = Set<Key>()
-        let snapshots = try diskCall(nil, operation: "keys") { try disk.snapshots() }
+        let snapshots = (try? disk.snapshots()).map(Array.init) ?? []
         for snapshot in snapshots {
             defer { snapshot.close() }
-            guard let envelope = try? Envelope(decoding: snapshot.data(at: 0)),
+            guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)),
                 let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes), seen.insert(key).inserted
             else { continue }
             result.append(key)
@@ -274,27 +275,30 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
 
     // MARK: Removing
 
-    /// Drops every value from memory, saving unsaved ones first; the disk keeps them.
-    ///
-    /// - Throws: The first save failure; values that could not be saved stay in memory.
-    public func clearMemory() throws {
-        var firstFailure: (any Error)?
+    /// Drops every value from memory, saving unsaved ones first; the disk keeps them. A value
+    /// whose save fails stays in memory, still unsaved, and the failure goes to the event handler
+    /// (``ObjectCacheEvent/saveFailed(key:error:)``): it is never dropped.
+    public func clearMemory() {
         for pending in memory.withLock({ $0.unsaved }) {
-            do { try persist(pending, operation: "clearMemory") } catch { firstFailure = firstFailure ?? error }
+            do { try persist(pending, operation: "clearMemory") } catch { eventHandler?(.saveFailed(key: pending.key, error: error)) }
         }
         memory.withLock { tier in
             for key in tier.items.indicesInLRUOrder.compactMap({ tier.items.key(at: $0) }) {
                 _ = tier.removeIfSaved(key)
             }
         }
-        if let firstFailure { throw firstFailure }
     }
 
-    /// Drops the value of `key` from memory, saving it first if it is unsaved; the disk keeps it.
-    ///
-    /// - Throws: A save failure; the value then stays in memory.
-    public func clearMemory(forKey key: Key) throws {
-        try save(key)
+    /// Drops the value of `key` from memory, saving it first if it is unsaved; the disk keeps
+    /// it. If the save fails, the value stays in memory, unsaved, and the failure goes to the
+    /// event handler; call ``save(_:)`` to see the error.
+    public func clearMemory(forKey key: Key) {
+        do {
+            try save(key)
+        } catch {
+            eventHandler?(.saveFailed(key: key, error: error))
+            return
+        }
         _ = memory.withLock { $0.removeIfSaved(key) }
     }
 
@@ -336,7 +340,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         var removed = 0
         let snapshots = try diskCall(nil, operation: "removeExpired") { try disk.snapshots() }
         for snapshot in snapshots {
-            let envelope = try? Envelope(decoding: snapshot.data(at: 0))
+            let envelope = try? Envelope(decoding: snapshot.readData(at: 0))
             snapshot.close()
             guard let envelope, envelope.isExpired(at: now) else { continue }
             if try diskCall(nil, operation: "removeExpired", { try disk.remove(snapshot.key) }) {
@@ -386,7 +390,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             return nil
         }
         defer { snapshot.close() }
-        let envelopeData = try diskCall(key, operation: "value") { try snapshot.data(at: 0) }
+        let envelopeData = try diskCall(key, operation: "value") { try snapshot.readData(at: 0) }
         guard let envelope = try? Envelope(decoding: envelopeData),
             envelope.codec == format.codec || envelope.codec == .raw
         else {
@@ -405,12 +409,12 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
             return nil
         }
-        let payload = try diskCall(key, operation: "value") { try snapshot.data(at: 1) }
+        let payload = try diskCall(key, operation: "value") { try snapshot.readData(at: 1) }
         do {
             var value = try decodeValue(payload, codec: envelope.codec)
             if attachmentCount > 0, var attachable = value as? any CacheAttachments {
                 let parts = try diskCall(key, operation: "value") {
-                    try (0..<attachmentCount).map { try snapshot.data(at: 2 + $0) }
+                    try (0..<attachmentCount).map { try snapshot.readData(at: 2 + $0) }
                 }
                 attachable.restoreAttachments(parts)
                 if let restored = attachable as? Value { value = restored }

@@ -133,7 +133,7 @@ public final class Editor: Sendable {
         }
         guard let snapshot else { return nil }
         defer { snapshot.close() }
-        return try snapshot.data(at: index)
+        return try snapshot.readData(at: index)
     }
 
     /// Publishes the values set in this edit.

@@ -35,20 +35,22 @@ public final class Snapshot: Sendable {
     /// The number of slots.
     public var valueCount: Int { lengths.count }
 
-    /// The byte length of slot `index`.
-    ///
-    /// - Throws: ``CacheError/Code/slotOutOfRange``.
-    public func length(at index: Int) throws -> Int {
-        try checkSlot(index, operation: "length")
-        return lengths[index]
+    /// The byte length of slot `index`; `nil` for an index outside `0..<valueCount`.
+    public func length(at index: Int) -> Int? {
+        lengths.indices.contains(index) ? lengths[index] : nil
     }
 
-    /// Reads all of slot `index`.
+    /// All of slot `index`; `nil` if it cannot be read (see ``readData(at:)`` for the reason).
+    public func data(at index: Int) -> Data? {
+        try? readData(at: index)
+    }
+
+    /// Reads all of slot `index`, with the reason when it cannot.
     ///
     /// - Throws: ``CacheError/Code/slotOutOfRange``, ``CacheError/Code/snapshotClosed``,
     ///   ``CacheError/Code/ioFailure``, or ``CacheError/Code/corruptValue`` if the file is
     ///   shorter than the journal recorded.
-    public func data(at index: Int) throws -> Data {
+    public func readData(at index: Int) throws -> Data {
         try checkSlot(index, operation: "read")
         let environment = cache.environment
         return try descriptors.withLock { descriptors in
@@ -86,11 +88,9 @@ public final class Snapshot: Sendable {
         return Data(bytesNoCopy: base, count: length, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
-    /// Reads slot `index` as a string; `nil` if its bytes are not valid in `encoding`.
-    ///
-    /// - Throws: The errors of ``data(at:)``.
-    public func string(at index: Int, encoding: String.Encoding = .utf8) throws -> String? {
-        String(data: try data(at: index), encoding: encoding)
+    /// Slot `index` as a string; `nil` if it cannot be read or is not valid in `encoding`.
+    public func string(at index: Int, encoding: String.Encoding = .utf8) -> String? {
+        data(at: index).flatMap { String(data: $0, encoding: encoding) }
     }
 
     /// A reader that streams slot `index` in pieces, for values too large to hold in memory.

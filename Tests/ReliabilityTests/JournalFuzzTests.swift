@@ -95,7 +95,7 @@ import Testing
             // What it kept reads back whole, or as a miss.
             for key in try cache.keys() {
                 if let snapshot = try cache.snapshot(forKey: key) {
-                    for slot in 0..<2 { #expect(try snapshot.data(at: slot).count == snapshot.lengths[slot], "case \(index)") }
+                    for slot in 0..<2 { #expect(try snapshot.readData(at: slot).count == snapshot.lengths[slot], "case \(index)") }
                 }
             }
             try cache.setData([Data("new".utf8), Data("entry".utf8)], forKey: "fresh")

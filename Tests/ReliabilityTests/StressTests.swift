@@ -44,7 +44,7 @@ import Testing
                     case 45..<80:
                         if let snapshot = try cache.snapshot(forKey: key) {
                             for slot in 0..<2 {
-                                let value = try snapshot.data(at: slot)
+                                let value = try snapshot.readData(at: slot)
                                 guard let parsed = CheckedValue.parse(value), parsed.key == key, parsed.slot == slot else {
                                     failures.withLock { $0.append("bad read of \(key) slot \(slot)") }
                                     continue
@@ -102,7 +102,7 @@ import Testing
             try await group.waitForAll()
         }
         try await cache.save()
-        for key in try cache.keys() { #expect(try await cache.value(forKey: key) == "value of \(key)") }
+        for key in cache.keys() { #expect(try await cache.value(forKey: key) == "value of \(key)") }
         try cache.close()
         try CacheInvariants.check(directory.url, checksValues: false)
         print("stress: ObjectCache, 8 tasks, \(operations.value.load(ordering: .relaxed)) operations in \(Self.seconds) s")

@@ -64,15 +64,15 @@ let sampleNote = Note(
         try composite.set([1, 2, 3], forKey: CompositeKey(user: 1, page: "home"))
 
         // Read back from disk, not memory.
-        for cache in [ints, urls, uuids, composite] as [any ClearableMemory] { try cache.clearMemory() }
+        for cache in [ints, urls, uuids, composite] as [any ClearableMemory] { cache.clearMemory() }
         #expect(try ints.value(forKey: 42) == "forty-two")
         #expect(try ints.value(forKey: 43) == nil)
         #expect(try urls.value(forKey: url) == 7)
         #expect(try uuids.value(forKey: uuid) == true)
         #expect(try composite.value(forKey: CompositeKey(user: 1, page: "home")) == [1, 2, 3])
         #expect(try composite.value(forKey: CompositeKey(user: 2, page: "home")) == nil)
-        #expect(try urls.keys() == [url])
-        #expect(try composite.keys() == [CompositeKey(user: 1, page: "home")])
+        #expect(urls.keys() == [url])
+        #expect(composite.keys() == [CompositeKey(user: 1, page: "home")])
         #expect(ints.statistics.diskHits == 1)
     }
 
@@ -105,7 +105,7 @@ let sampleNote = Note(
         try cache.set(sampleNote, forKey: "n")
         let payload = try String(contentsOf: directory.appending(SHA256.hexDigest(Data("s:n".utf8)) + ".1"), encoding: .utf8)
         #expect(payload.contains("1970-01-01T00:16:40Z"))
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(try cache.value(forKey: "n") == sampleNote)
     }
 
@@ -115,7 +115,7 @@ let sampleNote = Note(
         try cache.set(bytes, forKey: "blob")
         let file = try Data(contentsOf: directory.appending(SHA256.hexDigest(Data("s:blob".utf8)) + ".1"))
         #expect(file == bytes)
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(try cache.value(forKey: "blob") == bytes)
     }
 
@@ -127,7 +127,7 @@ let sampleNote = Note(
         #expect(try Data(contentsOf: directory.appending(base + ".2")) == audio)
         let payload = try String(contentsOf: directory.appending(base + ".1"), encoding: .utf8)
         #expect(payload == #"{"title":"memo"}"#)
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(try cache.attachment(0, forKey: "v1") == audio)
         #expect(cache.statistics.diskHits == 0)  // read without decoding the value
         #expect(try cache.value(forKey: "v1") == VoiceNote(title: "memo", audio: audio))
@@ -141,12 +141,12 @@ let sampleNote = Note(
             directory: directory.url, keyHasher: ConstantHasher(),
             eventHandler: { event in if case .hashCollision(let key) = event { events.withLock { $0.append(key) } } })
         try cache.set("value of a", forKey: "a")
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(try cache.value(forKey: "b") == nil)
         #expect(events.withLock { $0 } == ["b"])
         #expect(try cache.value(forKey: "a") == "value of a")
         try cache.set("value of b", forKey: "b")  // takes the slot over
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(try cache.value(forKey: "a") == nil)
         #expect(try cache.value(forKey: "b") == "value of b")
     }
@@ -194,9 +194,12 @@ let sampleNote = Note(
     }
 
     @Test func clearMemorySavesFirstAndAFailedSaveKeepsTheValueUnsaved() throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url)
+        let failedSaves = LockedState<[String]>([])
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url,
+            eventHandler: { event in if case .saveFailed(let key, _) = event { failedSaves.withLock { $0.append(key) } } })
         cache["a"] = "A"
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(cache.memoryCount == 0)
         #expect(try cache.value(forKey: "a") == "A")
         #expect(cache.statistics.diskHits == 1)
@@ -204,9 +207,12 @@ let sampleNote = Note(
         cache["b"] = "B"
         try cache.disk.close()  // every disk write fails from now on
         #expect(throws: ObjectCacheError.self) { try cache.save() }
-        #expect(throws: ObjectCacheError.self) { try cache.clearMemory(forKey: "b") }
-        #expect(throws: ObjectCacheError.self) { try cache.clearMemory() }
+        cache.clearMemory(forKey: "b")
+        cache.clearMemory()
+        // Not dropped: still in memory, still unsaved, and both failures were reported.
+        #expect(failedSaves.withLock { $0 } == ["b", "b"])
         #expect(cache.hasUnsavedValue(forKey: "b"))
+        #expect(cache.memoryCount == 1)
         #expect(try cache.value(forKey: "b") == "B")
     }
 
@@ -229,7 +235,7 @@ let sampleNote = Note(
     @Test func preloadFillsMemoryFromDisk() async throws {
         let cache = try ObjectCache<Int, String>(directory: directory.url)
         for i in 0..<20 { try await cache.set("v\(i)", forKey: i) }
-        try cache.clearMemory()
+        cache.clearMemory()
         await cache.preload(Array(0..<10) + [500, 501])
         #expect(cache.memoryCount == 10)
         for i in 0..<10 { #expect(try await cache.value(forKey: i) == "v\(i)") }
@@ -249,9 +255,9 @@ let sampleNote = Note(
         #expect(try cache.disk.keys().count == 2)  // removed lazily on that read
         #expect(try cache.value(forKey: "b") == "default")
         clock.advance(by: 3600)
-        try cache.clearMemory()
+        cache.clearMemory()
         #expect(try cache.removeExpired() == 1)
-        #expect(try cache.keys() == ["c"])
+        #expect(cache.keys() == ["c"])
         #expect(cache.statistics.expirations == 2)
     }
 
@@ -279,7 +285,7 @@ let sampleNote = Note(
         let plist = try ObjectCache<String, Note>(directory: directory.url, format: .propertyList(.binary))
         #expect(try plist.value(forKey: "n") == nil)
         try plist.set(sampleNote, forKey: "n")
-        try plist.clearMemory()
+        plist.clearMemory()
         #expect(try plist.value(forKey: "n") == sampleNote)
     }
 
@@ -332,7 +338,7 @@ let sampleNote = Note(
         try cache.removeAll()
         #expect(cache.memoryCount == 0)
         #expect(cache.diskSize == 0)
-        #expect(try cache.keys() == [])
+        #expect(cache.keys() == [])
     }
 
     @Test func concurrentReadersAndWritersFromManyTasks() async throws {
@@ -355,12 +361,12 @@ let sampleNote = Note(
             try await group.waitForAll()
         }
         try await cache.save()
-        try cache.clearMemory()
-        for key in try cache.keys() { #expect(try await cache.value(forKey: key) == "\(key)") }
+        cache.clearMemory()
+        for key in cache.keys() { #expect(try await cache.value(forKey: key) == "\(key)") }
     }
 }
 
 /// Lets one test clear caches of different types in a loop.
-protocol ClearableMemory { func clearMemory() throws }
+protocol ClearableMemory { func clearMemory() }
 extension ObjectCache: ClearableMemory {}
 
