@@ -62,6 +62,17 @@ struct Arguments {
         }
     }
 
+    /// The one URL argument a command takes.
+    func singleURL(for command: String) throws -> URL {
+        guard positionals.count == 1 else { throw UsageError(description: "\(command) needs exactly one URL") }
+        return try parseURL(positionals[0])
+    }
+
+    /// The library at `--cache-dir` (or the default root), bounded by `--max-size`.
+    func openLibrary() throws -> NotesLibrary {
+        try NotesLibrary.open(root: cacheDirectory, maxSize: maxSize)
+    }
+
     /// Parses `50MB`, `512KiB`, `1G`, `4096`. Units are binary: 1 KB = 1 KiB = 1,024 bytes.
     static func parseSize(_ text: String) throws -> Int {
         let trimmed = text.trimmingCharacters(in: .whitespaces)

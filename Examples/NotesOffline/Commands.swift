@@ -20,7 +20,7 @@ struct FetchCommand: Command {
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
         guard !arguments.positionals.isEmpty else { throw UsageError(description: "fetch needs at least one URL") }
         let urls = try arguments.positionals.map(parseURL)
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let library = try arguments.openLibrary()
         let fetcher = Fetcher()
         var failures: Int32 = 0
         for url in urls {
@@ -50,10 +50,9 @@ struct SyncCommand: Command {
     static let summary = "Fetch an index page and every page it links to on the same host, several at a time."
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
-        guard arguments.positionals.count == 1 else { throw UsageError(description: "sync needs exactly one index URL") }
-        let indexURL = try parseURL(arguments.positionals[0])
+        let indexURL = try arguments.singleURL(for: "sync")
         guard !arguments.isOffline else { throw FetchError(description: "sync needs the network; drop --offline") }
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let library = try arguments.openLibrary()
         let fetcher = Fetcher()
         let index = try await library.refresh(indexURL, with: fetcher).page
         let targets = HTMLText.links(in: index.body).compactMap { URL(string: $0, relativeTo: indexURL)?.absoluteURL }
@@ -100,9 +99,8 @@ struct ShowCommand: Command {
     static let summary = "Print a cached page without touching the network; --raw prints the stored body as is."
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
-        guard arguments.positionals.count == 1 else { throw UsageError(description: "show needs exactly one URL") }
-        let url = try parseURL(arguments.positionals[0])
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let url = try arguments.singleURL(for: "show")
+        let library = try arguments.openLibrary()
         guard let page = try library.cachedPage(url) else {
             library.count(hit: false)
             throw FetchError(description: "\(url.absoluteString) is not cached; fetch it first")
@@ -127,7 +125,7 @@ struct ListCommand: Command {
     static let summary = "List cached pages: URL, title, size, age."
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let library = try arguments.openLibrary()
         let pages = try library.pages.keys().compactMap { try library.pages.value(forKey: $0) }
             .sorted { $0.url.absoluteString < $1.url.absoluteString }
         guard !pages.isEmpty else {
@@ -148,7 +146,7 @@ struct StatsCommand: Command {
     static let summary = "Print the number of pages, bytes used, the limit, and show's hit and miss counts."
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let library = try arguments.openLibrary()
         let counters = library.counters
         output.line("cache:   \(library.root.path(percentEncoded: false))")
         output.line("entries: \(library.pages.disk.count)")
@@ -166,9 +164,8 @@ struct RemoveCommand: Command {
     static let summary = "Remove a page from the cache."
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
-        guard arguments.positionals.count == 1 else { throw UsageError(description: "remove needs exactly one URL") }
-        let url = try parseURL(arguments.positionals[0])
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let url = try arguments.singleURL(for: "remove")
+        let library = try arguments.openLibrary()
         guard try await library.pages.removePermanently(forKey: url) else {
             throw FetchError(description: "\(url.absoluteString) is not cached")
         }
@@ -184,7 +181,7 @@ struct ClearCommand: Command {
     static let summary = "Remove every cached page."
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
-        let library = try NotesLibrary.open(root: arguments.cacheDirectory, maxSize: arguments.maxSize)
+        let library = try arguments.openLibrary()
         let count = library.pages.disk.count
         try await library.pages.removeAll()
         output.line("removed \(count) pages")

@@ -39,13 +39,7 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\(code): \(message)"
-        var context: [String] = []
-        if let operation { context.append("operation: \(operation)") }
-        if let key { context.append("key: \(key)") }
-        if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
-        if let cause { text += ": \(cause)" }
-        return text
+        describeFailure(code: "\(code)", message: message, context: [("operation", operation), ("key", key)], cause: cause)
     }
 }
 

@@ -94,15 +94,19 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\(code): \(message)"
-        var context: [String] = []
-        if let operation { context.append("operation: \(operation)") }
-        if let key { context.append("key: \(key)") }
-        if let path { context.append("path: \(path)") }
-        if !context.isEmpty { text += " (" + context.joined(separator: ", ") + ")" }
-        if let cause { text += ": \(cause)" }
-        return text
+        describeFailure(
+            code: "\(code)", message: message, context: [("operation", operation), ("key", key), ("path", path)],
+            cause: cause)
     }
+}
+
+/// `code: message (name: value, …): cause`, the one shape of every error text in the package.
+package func describeFailure(code: String, message: String, context: [(String, String?)], cause: (any Error)?) -> String {
+    var text = "\(code): \(message)"
+    let parts = context.compactMap { name, value in value.map { "\(name): \($0)" } }
+    if !parts.isEmpty { text += " (" + parts.joined(separator: ", ") + ")" }
+    if let cause { text += ": \(cause)" }
+    return text
 }
 
 extension CacheError {
