@@ -8,6 +8,17 @@ struct CacheEnvironment: Sendable {
     let valueCount: Int
     /// Whether commits `fsync` value files, the journal and the directory.
     let syncsWrites: Bool
+    /// `directoryPath` and a slash, as bytes, for building value-file paths on the stack.
+    let directoryPrefix: [UInt8]
+
+    init(fileSystem: any FileSystem, directoryPath: String, appVersion: Int, valueCount: Int, syncsWrites: Bool) {
+        self.fileSystem = fileSystem
+        self.directoryPath = directoryPath
+        self.appVersion = appVersion
+        self.valueCount = valueCount
+        self.syncsWrites = syncsWrites
+        self.directoryPrefix = Array(directoryPath.utf8) + [UInt8(ascii: "/")]
+    }
 
     var journalPath: String { path(Journal.fileName) }
     var temporaryJournalPath: String { path(Journal.temporaryFileName) }
@@ -34,6 +45,62 @@ struct CacheEnvironment: Sendable {
         var path = cleanPath(key, slot)
         path += ".tmp"
         return path
+    }
+
+    /// Calls `body` with the NUL-terminated path of a value file, `key.slot` or, when
+    /// `temporary`, `key.slot.tmp`, built in stack memory: the per-operation paths allocate
+    /// nothing. The pointer is valid only inside `body`.
+    @inline(__always)
+    func withSlotPath<Result, Failure: Error>(
+        _ key: String, _ slot: Int, temporary: Bool,
+        _ body: (UnsafePointer<CChar>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var key = key
+        // Keys are validated ASCII of at most 120 bytes; a slot number has at most 19 digits.
+        let capacity = directoryPrefix.count + key.utf8.count + 32
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) {
+            (buffer) throws(Failure) -> Result in
+            var count = 0
+            directoryPrefix.withUnsafeBufferPointer { prefix in
+                for byte in prefix {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            key.withUTF8 { utf8 in
+                for byte in utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            buffer[count] = UInt8(ascii: ".")
+            count += 1
+            var digits = 1
+            var power = 10
+            while slot >= power && digits < 19 {
+                digits += 1
+                power = power &* 10
+            }
+            var remaining = slot
+            for position in stride(from: count + digits - 1, through: count, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: remaining % 10)
+                remaining /= 10
+            }
+            count += digits
+            if temporary {
+                for byte in ".tmp".utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            buffer[count] = 0
+            // Never nil with a non-zero capacity; an empty path would only fail the call.
+            guard let base = buffer.baseAddress else { return try body("") }
+            return try UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: count + 1) {
+                (path) throws(Failure) -> Result in
+                try body(path)
+            }
+        }
     }
 
     /// Writes all of `bytes`, looping over short writes.
@@ -82,6 +149,18 @@ struct CacheEnvironment: Sendable {
     func removeFileIfPresent(_ path: String) throws(SystemCallError) {
         do {
             try fileSystem.unlink(path)
+        } catch where error.errno == Errno.noEntry {
+            return
+        }
+    }
+
+    /// Deletes a value file, `key.slot` or `key.slot.tmp`; its absence is not an error.
+    func removeValueFileIfPresent(_ key: String, _ slot: Int, temporary: Bool) throws(SystemCallError) {
+        let fileSystem = self.fileSystem
+        do {
+            try withSlotPath(key, slot, temporary: temporary) { path throws(SystemCallError) in
+                try fileSystem.unlink(cString: path)
+            }
         } catch where error.errno == Errno.noEntry {
             return
         }

@@ -171,13 +171,12 @@ struct CacheState {
     // MARK: Entries
 
     /// Journals `REMOVE` for the entries, then deletes their files and forgets them. If the
-    /// journal cannot be written, nothing is removed. With `deferringDeletion`, the files are
-    /// renamed to trash names and unlinked once the lock is released.
-    mutating func removeEntries(_ indices: [Int], operation: String, deferringDeletion: Bool = false) throws(CacheError) {
+    /// journal cannot be written, nothing is removed.
+    mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
         guard !indices.isEmpty else { return }
         for index in indices { appendJournal(.remove, key: table[index].key) }
         try flushJournal(operation: operation, key: indices.count == 1 ? table[indices[0]].key : nil)
-        for index in indices { forgetEntryDeletingFiles(index, deferringDeletion: deferringDeletion) }
+        for index in indices { forgetEntryDeletingFiles(index) }
         redundantOpCount += indices.count
     }
 
@@ -206,6 +205,16 @@ struct CacheState {
         }
     }
 
+    /// Deletes a value file (`key.slot`, or `key.slot.tmp` when `temporary`), best effort, like
+    /// ``deleteFile(_:)``, without building a path string.
+    mutating func deleteValueFile(_ key: String, _ slot: Int, temporary: Bool) {
+        do {
+            try environment.removeValueFileIfPresent(key, slot, temporary: temporary)
+        } catch {
+            hasUndeletedFiles = true
+        }
+    }
+
     /// The queued trash, emptied.
     mutating func takePendingDeletions() -> [String] {
         defer { pendingDeletions.removeAll() }
@@ -217,18 +226,11 @@ struct CacheState {
     /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
     /// the entry anew (it must write every slot to commit): a second editor can never start on
     /// the key and share its temporary files.
-    mutating func forgetEntryDeletingFiles(_ index: Int, deferringDeletion: Bool = false) {
+    mutating func forgetEntryDeletingFiles(_ index: Int) {
         let entry = table[index]
         if entry.isReadable { size -= entry.totalLength }
-        for slot in 0..<valueCount {
-            let path = environment.cleanPath(entry.key, slot)
-            if deferringDeletion {
-                moveToTrash(path)
-            } else {
-                // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-                deleteFile(path)
-            }
-        }
+        // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
+        for slot in 0..<valueCount { deleteValueFile(entry.key, slot, temporary: false) }
         if entry.isBeingEdited {
             table.setReadable(index, false)
             table.setLengths(index, Array(repeating: 0, count: valueCount))
@@ -251,22 +253,38 @@ struct CacheState {
     /// - Complexity: O(evicted entries + entries being edited).
     mutating func trimToSize() throws(CacheError) {
         guard size > maxSize else { return }
-        var victims: [Int] = []
-        var projected = size
-        var cursor = table.eldest
-        while projected > maxSize && cursor != -1 {
-            let entry = table[cursor]
-            if entry.isReadable && !entry.isBeingEdited {
-                victims.append(cursor)
-                projected -= entry.totalLength
-            }
-            cursor = table.indexAfter(cursor)
-        }
+        let victims = evictionVictims(limit: Int.max, sparing: -1)
         // Unlinked under the lock: deferring them costs a rename each, and on Linux creates,
         // renames and unlinks in one directory serialize in the kernel anyway.
         try removeEntries(victims, operation: "evict")
         statistics.evictionCount += victims.count
     }
+
+    /// The least recently used entries to evict, eldest first, until `size <= maxSize` or
+    /// `limit` of them: committed entries not being edited, other than the one at `sparing`.
+    ///
+    /// - Complexity: O(victims + entries being edited that the walk passes).
+    func evictionVictims(limit: Int, sparing: Int) -> [Int] {
+        guard size > maxSize else { return [] }
+        var victims: [Int] = []
+        var projected = size
+        var cursor = table.eldest
+        while projected > maxSize && cursor != -1 && victims.count < limit {
+            let entry = table[cursor]
+            if entry.isReadable && !entry.isBeingEdited && cursor != sparing {
+                victims.append(cursor)
+                projected -= entry.totalLength
+            }
+            cursor = table.indexAfter(cursor)
+        }
+        return victims
+    }
+
+    /// Evictions a commit makes itself, journaled in the same write as its `CLEAN` line, so that
+    /// a steady stream of writes to a full cache needs no hand-off to the cleanup thread. The
+    /// cleanup thread takes what is left beyond this many (after a large value or a lowered
+    /// `maxSize`).
+    static let inlineEvictionLimit = 16
 
     /// Ends an edit without publishing it: deletes its temporary files and journals the
     /// entry's state (`CLEAN` with the old lengths, or `REMOVE` for a new entry).
@@ -294,7 +312,7 @@ struct CacheState {
 
     mutating func deleteTemporaries(key: String, written: [Int?]) {
         for slot in written.indices where written[slot] != nil {
-            deleteFile(environment.dirtyPath(key, slot))
+            deleteValueFile(key, slot, temporary: true)
         }
     }
 }

@@ -281,21 +281,24 @@ public final class DiskLRUCache: Sendable {
             return nil
         }
         let entry = state.table[index]
+        let fileSystem = environment.fileSystem
         var descriptors: [Int32] = []
         descriptors.reserveCapacity(valueCount)
         for slot in 0..<valueCount {
-            let path = environment.cleanPath(key, slot)
-            do {
-                let fd = try environment.fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
+            do throws(SystemCallError) {
+                let fd = try environment.withSlotPath(key, slot, temporary: false) { path throws(SystemCallError) in
+                    try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
+                }
                 descriptors.append(fd)
-                guard try environment.fileSystem.size(of: fd) == Int64(entry.lengths[slot]) else {
+                guard try fileSystem.size(of: fd) == Int64(entry.lengths[slot]) else {
                     throw SystemCallError(call: "fstat", errno: Errno.io)
                 }
             } catch {
-                for fd in descriptors { try? environment.fileSystem.close(fd) }
-                let failure = error as? SystemCallError
-                let isDamage = failure?.errno == Errno.noEntry || failure?.errno == Errno.loop || failure?.call == "fstat"
-                guard isDamage else { throw CacheError.io(error, operation: "snapshot", path: path, key: key) }
+                for fd in descriptors { try? fileSystem.close(fd) }
+                let isDamage = error.errno == Errno.noEntry || error.errno == Errno.loop || error.call == "fstat"
+                guard isDamage else {
+                    throw CacheError.io(error, operation: "snapshot", path: environment.cleanPath(key, slot), key: key)
+                }
                 // The file was deleted, replaced by a link or truncated underneath the cache.
                 state.dropDamagedEntry(index)
                 if recordingRead { state.statistics.missCount += 1 }
@@ -342,11 +345,11 @@ public final class DiskLRUCache: Sendable {
                 code: .wrongValueCount, message: "expected \(valueCount) values, got \(values.count)",
                 key: key, operation: "setData")
         }
-        guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false, journalsNow: false)
+        guard let editorID = try reserveEdit(key: key, expectedSequenceNumber: nil, requiresEntry: false, journalsNow: false)
         else {
             throw editInProgress(key, operation: "setData")
         }
-        try write(values.enumerated().map { ($0.offset, $0.element) }, with: editor)
+        try writeAndCommit(key: key, editorID: editorID, slots: 0..<valueCount) { values[$0] }
     }
 
     /// Replaces some slots of an existing entry; the others keep their values.
@@ -362,12 +365,12 @@ public final class DiskLRUCache: Sendable {
         for index in values.keys where !(0..<valueCount).contains(index) {
             throw CacheError.slotOutOfRange(index, valueCount: valueCount, key: key, operation: "setPartialData")
         }
-        guard let editor = try beginEdit(key: key, expectedSequenceNumber: nil, requiresEntry: true, journalsNow: false)
+        guard let editorID = try reserveEdit(key: key, expectedSequenceNumber: nil, requiresEntry: true, journalsNow: false)
         else {
             throw editInProgress(key, operation: "setPartialData")
         }
         do {
-            try write(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, with: editor)
+            try writeAndCommit(key: key, editorID: editorID, slots: values.keys.sorted()) { values[$0] ?? Data() }
         } catch let error as CacheError where error.code == .incompleteEntry {
             // Removed meanwhile: as if the removal came first, there is no entry to update.
             throw CacheError(
@@ -376,14 +379,24 @@ public final class DiskLRUCache: Sendable {
         }
     }
 
-    private func write(_ values: [(Int, Data)], with editor: Editor) throws {
+    /// A one-shot write: each slot's file, then the commit, with no ``Editor`` object.
+    private func writeAndCommit(
+        key: String, editorID: UInt64, slots: some Sequence<Int>, value: (Int) -> Data
+    ) throws {
+        var written = [Int?](repeating: nil, count: valueCount)
         do {
-            for (slot, value) in values { try editor.setData(value, at: slot) }
+            for slot in slots {
+                let data = value(slot)
+                written[slot] = try writeValueFile(key: key, slot: slot) { fd in
+                    try data.withUnsafeBytes { buffer in try self.environment.writeAll(fd, buffer) }
+                    return data.count
+                }
+            }
         } catch {
-            editor.abort()
+            abandonEdit(key: key, editorID: editorID, written: written)
             throw error
         }
-        try editor.commit()
+        try completeEdit(key: key, editorID: editorID, written: written)
     }
 
     private func editInProgress(_ key: String, operation: String) -> CacheError {
@@ -394,14 +407,21 @@ public final class DiskLRUCache: Sendable {
 
     /// Starts an edit; `nil` when another editor holds the key, or when the entry changed since
     /// `expectedSequenceNumber` (snapshot edits) or does not exist and `requiresEntry`.
+    func beginEdit(key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool) throws -> Editor? {
+        let editorID = try reserveEdit(
+            key: key, expectedSequenceNumber: expectedSequenceNumber, requiresEntry: requiresEntry, journalsNow: true)
+        return editorID.map { Editor(cache: self, key: key, id: $0) }
+    }
+
+    /// Marks `key` as being edited and returns the editor's ID; `nil` as for `beginEdit`.
     ///
     /// With `journalsNow`, `DIRTY` is written at once, as the Java cache does for its editors.
     /// One-shot writes pass `false`: their `DIRTY` goes out at commit, just before the renames,
     /// so a crash while the values are being written leaves the previous entry intact.
-    func beginEdit(
-        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsNow: Bool = true
-    ) throws -> Editor? {
-        try locked(operation: "edit", key: key) { state -> Editor? in
+    func reserveEdit(
+        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsNow: Bool
+    ) throws -> UInt64? {
+        try locked(operation: "edit", key: key) { state -> UInt64? in
             let existing = state.table.index(of: key)
             if let expectedSequenceNumber {
                 guard let existing, state.table[existing].isReadable,
@@ -422,7 +442,7 @@ public final class DiskLRUCache: Sendable {
             let editorID = state.nextEditorID
             state.nextEditorID += 1
             state.table.setEditor(index, editorID)
-            guard journalsNow else { return Editor(cache: self, key: key, id: editorID) }
+            guard journalsNow else { return editorID }
             state.table.setDirtyJournaled(index, true)
             state.table.touch(index)
             // DIRTY reaches the OS before any value file is touched, so that a crash from here
@@ -436,7 +456,7 @@ public final class DiskLRUCache: Sendable {
                 if !state.table[index].isReadable { state.table.remove(at: index) }
                 throw error
             }
-            return Editor(cache: self, key: key, id: editorID)
+            return editorID
         }
     }
 
@@ -491,8 +511,13 @@ public final class DiskLRUCache: Sendable {
             var published = 0
             for slot in 0..<valueCount {
                 guard let length = written[slot] else { continue }
-                do {
-                    try state.fileSystem.rename(environment.dirtyPath(key, slot), to: environment.cleanPath(key, slot))
+                do throws(SystemCallError) {
+                    let fileSystem = state.fileSystem
+                    try environment.withSlotPath(key, slot, temporary: true) { dirty throws(SystemCallError) in
+                        try environment.withSlotPath(key, slot, temporary: false) { clean throws(SystemCallError) in
+                            try fileSystem.rename(cString: dirty, to: clean)
+                        }
+                    }
                 } catch {
                     let failure = CacheError.io(
                         error, operation: "commit", path: environment.dirtyPath(key, slot), key: key)
@@ -521,12 +546,29 @@ public final class DiskLRUCache: Sendable {
             state.table.touch(index)
             state.redundantOpCount += 1
             state.appendJournal(.clean(lengths: state.table[index].lengths), key: key)
+            // A full cache evicts here, its REMOVE lines in the same journal write as the CLEAN
+            // line and its files unlinked after it, as the floor of set-plus-remove needs anyway.
+            let victims = state.evictionVictims(limit: CacheState.inlineEvictionLimit, sparing: index)
+            for victim in victims { state.appendJournal(.remove, key: state.table[victim].key) }
             do {
                 try state.flushJournal(operation: "commit", key: key)
-                try state.syncIfDurable(operation: "commit", key: key)
             } catch {
                 // The journal holds DIRTY without CLEAN, so a reopen would delete this entry:
-                // forget it now too, so that memory and disk agree.
+                // forget it now too, so that memory and disk agree. The victims stay: the
+                // rebuild that repairs the journal writes them from memory.
+                state.forgetEntryDeletingFiles(index)
+                throw error
+            }
+            for victim in victims { state.forgetEntryDeletingFiles(victim) }
+            state.redundantOpCount += victims.count
+            state.statistics.evictionCount += victims.count
+            do {
+                try state.syncIfDurable(operation: "commit", key: key)
+            } catch {
+                // Not known to be on stable storage: the caller is told, and the entry is
+                // forgotten so that it is not served as if it were.
+                state.appendJournal(.remove, key: key)
+                try? state.flushJournal(operation: "commit", key: key)
                 state.forgetEntryDeletingFiles(index)
                 throw error
             }

@@ -63,59 +63,18 @@ public final class Editor: Sendable {
     /// - Throws: The errors of ``setData(_:at:)``, and whatever `body` throws (the slot is then
     ///   unwritten).
     public func write(at index: Int, _ body: (SlotWriter) throws -> Void) throws {
-        let environment = cache.environment
         try progress.withLock { progress in
             guard !progress.isDone else { throw finished(operation: "write") }
             guard progress.written.indices.contains(index) else {
                 throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: "write")
             }
             progress.written[index] = nil
-            let path = environment.dirtyPath(key, index)
-            let fd = try openForWriting(path)
-            let writer = SlotWriter(fd: fd, environment: environment, path: path, key: key)
-            do {
+            progress.written[index] = try cache.writeValueFile(key: key, slot: index) { fd in
+                let writer = SlotWriter(fd: fd, environment: cache.environment, key: key, slot: index)
+                defer { writer.isOpen = false }
                 try body(writer)
-                if environment.syncsWrites {
-                    do { try environment.fileSystem.fsync(fd) } catch {
-                        throw CacheError.io(error, operation: "write", path: path, key: key)
-                    }
-                }
-                writer.isOpen = false
-                do { try environment.fileSystem.close(fd) } catch {
-                    throw CacheError.io(error, operation: "write", path: path, key: key)
-                }
-            } catch {
-                if writer.isOpen { try? environment.fileSystem.close(fd) }
-                try? environment.removeFileIfPresent(path)
-                throw error
+                return writer.count
             }
-            progress.written[index] = writer.count
-        }
-    }
-
-    private func openForWriting(_ path: String) throws -> Int32 {
-        let fileSystem = cache.environment.fileSystem
-        do {
-            return try fileSystem.open(path, flags: OpenFlags.createTruncate, mode: FileModes.file)
-        } catch where error.errno == Errno.loop {
-            // Something planted a symbolic link where the temporary file goes. `O_NOFOLLOW`
-            // refused it; remove the link itself and write a regular file.
-            do {
-                try cache.environment.removeFileIfPresent(path)
-                return try fileSystem.open(path, flags: OpenFlags.createTruncate, mode: FileModes.file)
-            } catch {
-                throw CacheError.io(error, operation: "write", path: path, key: key)
-            }
-        } catch where error.errno == Errno.noEntry {
-            // The directory was deleted underneath the cache: recreate it and try once more.
-            try cache.restoreMissingDirectory()
-            do {
-                return try fileSystem.open(path, flags: OpenFlags.createTruncate, mode: FileModes.file)
-            } catch {
-                throw CacheError.io(error, operation: "write", path: path, key: key)
-            }
-        } catch {
-            throw CacheError.io(error, operation: "write", path: path, key: key)
         }
     }
 
@@ -174,18 +133,20 @@ public final class Editor: Sendable {
 public final class SlotWriter {
     private let fd: Int32
     private let environment: CacheEnvironment
-    private let path: String
     private let key: String
+    private let slot: Int
     var isOpen = true
     /// The number of bytes written so far.
     public private(set) var count = 0
 
-    init(fd: Int32, environment: CacheEnvironment, path: String, key: String) {
+    init(fd: Int32, environment: CacheEnvironment, key: String, slot: Int) {
         self.fd = fd
         self.environment = environment
-        self.path = path
         self.key = key
+        self.slot = slot
     }
+
+    private var path: String { environment.dirtyPath(key, slot) }
 
     /// Appends `data` to the slot.
     ///

@@ -73,6 +73,26 @@ package protocol FileSystem: Sendable {
     func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String]
     /// The kind of the entry at `path`, not following a final symbolic link; `nil` if absent.
     func kind(of path: String) throws(SystemCallError) -> FileKind?
+
+    // The hot paths (value files) pass NUL-terminated paths built on the stack, so that a
+    // read or a write allocates no path string. The defaults forward to the `String` versions.
+    func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32
+    func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>) throws(SystemCallError)
+    func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError)
+}
+
+extension FileSystem {
+    package func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+        try open(String(cString: path), flags: flags, mode: mode)
+    }
+
+    package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>) throws(SystemCallError) {
+        try rename(String(cString: source), to: String(cString: destination))
+    }
+
+    package func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError) {
+        try unlink(String(cString: path))
+    }
 }
 
 /// Flags the engine opens files with. Writers never follow a planted symbolic link.
@@ -111,8 +131,17 @@ package struct SystemFileSystem: FileSystem {
     }
 
     package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+        let result: Result<Int32, SystemCallError> = path.withCString { path in
+            do throws(SystemCallError) { return .success(try open(cString: path, flags: flags, mode: mode)) } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    package func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
         while true {
-            let fd = path.withCString { systemOpen($0, flags, mode_t(mode)) }
+            let fd = systemOpen(path, flags, mode_t(mode))
             if fd >= 0 { return fd }
             if errno != EINTR { throw SystemCallError(call: "open", errno: errno) }
         }
@@ -161,6 +190,14 @@ package struct SystemFileSystem: FileSystem {
     package func rename(_ source: String, to destination: String) throws(SystemCallError) {
         let result = source.withCString { s in destination.withCString { d in systemRename(s, d) } }
         try check("rename", result)
+    }
+
+    package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>) throws(SystemCallError) {
+        try check("rename", systemRename(source, destination))
+    }
+
+    package func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError) {
+        try check("unlink", systemUnlink(path))
     }
 
     package func unlink(_ path: String) throws(SystemCallError) {

@@ -3,6 +3,12 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite struct EvictionTests {
     let directory = TemporaryDirectory()
 
@@ -83,6 +89,69 @@ import Testing
         #expect(try JournalFixture.valueBytes(in: directory.url) == cache.size)
         // No temporary or trash file is left behind.
         #expect(try JournalFixture.fileNames(in: directory.url).filter { $0.hasSuffix(".tmp") } == [])
+    }
+
+    @Test func aCommitToAFullCacheEvictsItselfInTheSameJournalWrite() throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 10, fileSystem: fileSystem)
+        try cache.set("a", "aa", "aaa")
+        try cache.set("b", "bb", "bbb")
+        let writesBefore = fileSystem.calls(to: "write")
+        try cache.set("c", "cc", "ccc")
+        // No flush and no waiting for the cleanup thread: the commit evicted `a` itself, and its
+        // CLEAN and REMOVE lines went out in one write, after the two value files'.
+        #expect(fileSystem.calls(to: "write") - writesBefore == 3)
+        #expect(cache.size == 10)
+        #expect(try cache.keys() == ["b", "c"])
+        #expect(cache.statistics.evictionCount == 1)
+        #expect(try !JournalFixture.fileNames(in: directory.url).contains("a.0"))
+        try expectJournal(directory.url, [
+            "DIRTY a", "CLEAN a 2 3", "DIRTY b", "CLEAN b 2 3", "DIRTY c", "CLEAN c 2 3", "REMOVE a",
+        ])
+    }
+
+    @Test func evictionsBeyondTheInlineLimitFinishInTheBackground() throws {
+        let cache = try openCache(directory.url, maxSize: 40, valueCount: 1)
+        for i in 0..<40 { try cache.setData([Data("x".utf8)], forKey: "k\(i)") }
+        // 30 bytes more: 30 entries must go, more than one commit evicts by itself.
+        try cache.setData([Data(repeating: UInt8(ascii: "y"), count: 30)], forKey: "big")
+        cache.waitForBackgroundWork()
+        #expect(cache.size == 40)
+        #expect(cache.statistics.evictionCount == 30)
+        #expect(try cache.keys() == (30..<40).map { "k\($0)" } + ["big"])
+        let lines = try JournalFixture.allLines(in: directory.url)
+        let clean = try #require(lines.firstIndex(of: "CLEAN big 30"))
+        #expect(Array(lines[(clean + 1)...]) == (0..<30).map { "REMOVE k\($0)" })
+    }
+
+    @Test func aJournalFailureInAnEvictingCommitKeepsTheVictims() throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 10, fileSystem: fileSystem)
+        try cache.set("a", "aa", "aaa")
+        try cache.set("b", "bb", "bbb")
+        // The next set: open, write, close per slot (6 calls), two renames, then the journal write.
+        fileSystem.failCall(number: 9, errno: EIO)
+        do {
+            try cache.set("c", "cc", "ccc")
+            Issue.record("no error")
+        } catch let error as CacheError {
+            #expect(error.code == .ioFailure)
+            #expect(error.key == "c")
+            #expect(error.path?.hasSuffix("/journal") == true)
+        }
+        #expect(fileSystem.injectedFaults == 1)
+        // Nothing was evicted for a commit that did not happen.
+        #expect(try cache.strings("a") == ["aa", "aaa"])
+        #expect(try cache.strings("b") == ["bb", "bbb"])
+        #expect(try cache.strings("c") == nil)
+        #expect(cache.size == 10)
+        try cache.close()
+        let reopened = try openCache(directory.url, maxSize: 10)
+        #expect(Set(try reopened.keys()) == ["a", "b"])
+        #expect(try reopened.strings("a") == ["aa", "aaa"])
+        #expect(try JournalFixture.valueBytes(in: directory.url) == 10)
     }
 
     @Test func entryBeingEditedIsSkipped() throws {

@@ -168,4 +168,21 @@ import Testing
         try state.rebuildJournal()
         #expect(try JournalFixture.bodyLines(in: directory.url) == ["CLEAN old 1 2", "DIRTY edited"])
     }
+
+    @Test func valueFilePathsBuiltOnTheStackMatchTheNamingScheme() throws {
+        let environment = CacheEnvironment(
+            fileSystem: SystemFileSystem(), directoryPath: "/var/cache/my app", appVersion: 1, valueCount: 2,
+            syncsWrites: false)
+        let longKey = String(repeating: "k", count: 120)
+        for key in ["a", "key-1_x", longKey] {
+            for slot in [0, 1, 9, 10, 99, 100, 12_345, Int.max] {
+                for temporary in [false, true] {
+                    let built = environment.withSlotPath(key, slot, temporary: temporary) { String(cString: $0) }
+                    let expected = "/var/cache/my app/\(key).\(slot)" + (temporary ? ".tmp" : "")
+                    #expect(built == expected)
+                    #expect(built == (temporary ? environment.dirtyPath(key, slot) : environment.cleanPath(key, slot)))
+                }
+            }
+        }
+    }
 }
