@@ -101,10 +101,24 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return version
     }
 
-    /// Stores a value read from disk unless a newer one arrived meanwhile.
-    mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) {
-        guard items.index(of: key) == nil else { return }
+    /// Stores a value read from disk unless a newer one arrived meanwhile, or the tier keeps
+    /// nothing (a limit of zero). Returns whether it stored it, so that the caller trims.
+    mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
+        guard countLimit > 0, byteLimit != 0, items.index(of: key) == nil else { return false }
         store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)
+        return true
+    }
+
+    /// Keeps a value just written through to disk, saved, replacing any older copy; a tier
+    /// that keeps nothing (a limit of zero) only drops the older copy. Returns whether it
+    /// stored the value, so that the caller trims.
+    mutating func storeWritten(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
+        guard countLimit > 0, byteLimit != 0 else {
+            remove(key)
+            return false
+        }
+        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)
+        return true
     }
 
     /// Marks a value saved if it is still the version that was written.

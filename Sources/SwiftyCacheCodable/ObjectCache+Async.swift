@@ -63,7 +63,9 @@ extension ObjectCache {
 
     private func loadIntoMemory(_ key: Key) throws {
         guard let loaded = try load(key, now: clock()) else { return }
-        memory.withLock { $0.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) }
-        try trimMemory()
+        let stored = memory.withLock {
+            $0.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        }
+        if stored { try trimMemory() }
     }
 }

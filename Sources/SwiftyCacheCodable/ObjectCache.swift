@@ -155,11 +155,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             memory.withLock { $0.statistics.misses += 1 }
             return nil
         }
-        memory.withLock {
-            $0.statistics.diskHits += 1
-            $0.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        let mayNeedTrim = memory.withLock { tier in
+            tier.statistics.diskHits += 1
+            return tier.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
         }
-        try trimMemory()
+        if mayNeedTrim { try trimMemory() }
         return loaded.value
     }
 
@@ -241,8 +241,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         let ttl = expiresAfter ?? defaultTimeToLive
         let expires = ttl.map { clock().addingTimeInterval($0.timeInterval) }
         let cost = try write(value, forKey: key, expires: expires, operation: "set")
-        memory.withLock { _ = $0.store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires) }
-        try trimMemory()
+        let mayNeedTrim = memory.withLock { tier in
+            tier.statistics.saves += 1
+            return tier.storeWritten(value, forKey: key, cost: cost, expires: expires)
+        }
+        if mayNeedTrim { try trimMemory() }
     }
 
     /// Writes every unsaved value to disk.
@@ -386,12 +389,12 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     func load(_ key: Key, now: Date) throws -> Loaded? {
         let keyBytes = try encodeKey(key, operation: "value")
         let engineKey = keyHasher.engineKey(for: keyBytes)
-        guard let snapshot = try diskCall(key, operation: "value", { try disk.snapshot(forKey: engineKey) }) else {
+        // One engine call reads every slot: one lock and no snapshot object. An expired or
+        // colliding entry costs its payload's read too; both are rare.
+        guard let slots = try diskCall(key, operation: "value", { try disk.data(forKey: engineKey) }) else {
             return nil
         }
-        defer { snapshot.close() }
-        let envelopeData = try diskCall(key, operation: "value") { try snapshot.readData(at: 0) }
-        guard let envelope = try? Envelope(decoding: envelopeData),
+        guard let envelope = try? Envelope(decoding: slots[0]),
             envelope.codec == format.codec || envelope.codec == .raw
         else {
             eventHandler?(.incompatibleEntry(key: key))
@@ -409,14 +412,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
             return nil
         }
-        let payload = try diskCall(key, operation: "value") { try snapshot.readData(at: 1) }
+        let payload = slots[1]
         do {
             var value = try decodeValue(payload, codec: envelope.codec)
             if attachmentCount > 0, var attachable = value as? any CacheAttachments {
-                let parts = try diskCall(key, operation: "value") {
-                    try (0..<attachmentCount).map { try snapshot.readData(at: 2 + $0) }
-                }
-                attachable.restoreAttachments(parts)
+                attachable.restoreAttachments(Array(slots[2...]))
                 if let restored = attachable as? Value { value = restored }
             }
             return Loaded(value: value, cost: payload.count, expires: envelope.expires)
@@ -439,7 +439,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         return try format.decode(Value.self, from: payload)
     }
 
-    /// Encodes and writes one value; returns its encoded size.
+    /// Encodes and writes one value; returns its encoded size. The caller counts the save.
     func write(_ value: Value, forKey key: Key, expires: Date?, operation: String) throws -> Int {
         let keyBytes = try encodeKey(key, operation: operation)
         let payload: Data
@@ -473,14 +473,16 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
             writes += 1
         }
-        memory.withLock { $0.statistics.saves += 1 }
         return payload.count
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
     func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: String) throws {
         let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
-        memory.withLock { $0.markSaved(pending.key, version: pending.version, cost: cost) }
+        memory.withLock {
+            $0.statistics.saves += 1
+            $0.markSaved(pending.key, version: pending.version, cost: cost)
+        }
     }
 
     /// Applies the memory limits, saving unsaved values before dropping them.

@@ -122,7 +122,7 @@ struct CacheState {
             if entry.isBeingEdited && entry.isDirtyJournaled {
                 Journal.appendLine(.dirty, key: entry.key, to: &bytes)
             } else if entry.isReadable {
-                Journal.appendLine(.clean(lengths: entry.lengths), key: entry.key, to: &bytes)
+                Journal.appendCleanLine(key: entry.key, lengths: entry.lengths, to: &bytes)
             }
             cursor = table.indexAfter(cursor)
         }

@@ -276,11 +276,10 @@ public final class DiskLRUCache: Sendable {
 
     /// Opens every slot file of `key` and checks its length; `nil` on a miss.
     func openSlots(key: String, recordingRead: Bool, in state: inout CacheState) throws -> OpenedSlots? {
-        guard let index = state.table.index(of: key), state.table[index].isReadable else {
+        guard let index = state.table.index(of: key), let lengths = state.table.readableLengths(index) else {
             if recordingRead { state.statistics.missCount += 1 }
             return nil
         }
-        let entry = state.table[index]
         let fileSystem = environment.fileSystem
         var descriptors: [Int32] = []
         descriptors.reserveCapacity(valueCount)
@@ -290,7 +289,7 @@ public final class DiskLRUCache: Sendable {
                     try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
                 }
                 descriptors.append(fd)
-                guard try fileSystem.size(of: fd) == Int64(entry.lengths[slot]) else {
+                guard try fileSystem.size(of: fd) == Int64(lengths[slot]) else {
                     throw SystemCallError(call: "fstat", errno: Errno.io)
                 }
             } catch {
@@ -312,7 +311,7 @@ public final class DiskLRUCache: Sendable {
             state.appendJournal(.read, key: key)
             state.flushReadsIfLarge()
         }
-        return OpenedSlots(descriptors: descriptors, lengths: entry.lengths, sequenceNumber: entry.sequenceNumber)
+        return OpenedSlots(descriptors: descriptors, lengths: lengths, sequenceNumber: state.table.sequenceNumber(index))
     }
 
     // MARK: Writing

@@ -40,6 +40,16 @@ struct EntryTable {
         storage.value(at: index) ?? Entry(key: "", lengths: [])
     }
 
+    /// The committed lengths of the entry at `index` if it is readable, read in place (no copy
+    /// of the entry): the read path's one look at it.
+    func readableLengths(_ index: Int) -> [Int]? {
+        guard storage.values[index]?.isReadable == true else { return nil }
+        return storage.values[index]?.lengths
+    }
+
+    /// The sequence number of the entry at `index`, read in place.
+    func sequenceNumber(_ index: Int) -> UInt64 { storage.values[index]?.sequenceNumber ?? 0 }
+
     /// Inserts a new entry as the most recently used one and returns its index.
     mutating func insert(key: String, valueCount: Int) -> Int {
         storage.insert(Entry(key: key, lengths: Array(repeating: 0, count: valueCount)), forKey: key)

@@ -52,12 +52,10 @@ package enum Journal {
 
     /// Whether `key` matches `[a-z0-9_-]{1,120}`.
     static func isValidKey(_ key: String) -> Bool {
-        var count = 0
-        for byte in key.utf8 {
-            count += 1
-            if count > maximumKeyLength || !isKeyByte(byte) { return false }
+        var key = key
+        return key.withUTF8 { bytes in
+            bytes.count > 0 && bytes.count <= maximumKeyLength && bytes.allSatisfy(isKeyByte)
         }
-        return count > 0
     }
 
     @inline(__always)
@@ -176,26 +174,45 @@ package enum Journal {
     }
 
     /// Appends the journal line for `operation` on `key`, newline included, to `buffer`.
+    ///
+    /// - Complexity: O(line length), with bulk copies: it runs for every read and commit, and
+    ///   for every entry when the journal is rebuilt.
     package static func appendLine(_ operation: Operation, key: String, to buffer: inout [UInt8]) {
         switch operation {
-        case .clean(let lengths):
-            buffer.append(contentsOf: "CLEAN ".utf8)
-            buffer.append(contentsOf: key.utf8)
-            for length in lengths {
-                buffer.append(UInt8(ascii: " "))
-                appendDecimal(length, to: &buffer)
-            }
-        case .dirty:
-            buffer.append(contentsOf: "DIRTY ".utf8)
-            buffer.append(contentsOf: key.utf8)
-        case .remove:
-            buffer.append(contentsOf: "REMOVE ".utf8)
-            buffer.append(contentsOf: key.utf8)
-        case .read:
-            buffer.append(contentsOf: "READ ".utf8)
-            buffer.append(contentsOf: key.utf8)
+        case .clean(let lengths): appendCleanLine(key: key, lengths: lengths, to: &buffer)
+        case .dirty: appendLine(verb: "DIRTY ", key: key, to: &buffer)
+        case .remove: appendLine(verb: "REMOVE ", key: key, to: &buffer)
+        case .read: appendLine(verb: "READ ", key: key, to: &buffer)
+        }
+    }
+
+    /// `CLEAN key len0 len1 …` and a newline.
+    static func appendCleanLine(key: String, lengths: [Int], to buffer: inout [UInt8]) {
+        appendBytes(of: "CLEAN ", to: &buffer)
+        appendBytes(of: key, to: &buffer)
+        for length in lengths {
+            buffer.append(UInt8(ascii: " "))
+            appendDecimal(length, to: &buffer)
         }
         buffer.append(UInt8(ascii: "\n"))
+    }
+
+    @inline(__always)
+    private static func appendLine(verb: StaticString, key: String, to buffer: inout [UInt8]) {
+        appendBytes(of: verb, to: &buffer)
+        appendBytes(of: key, to: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
+    }
+
+    @inline(__always)
+    private static func appendBytes(of text: StaticString, to buffer: inout [UInt8]) {
+        text.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    private static func appendBytes(of text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
     }
 
     private static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {

@@ -179,6 +179,38 @@ let sampleNote = Note(
         #expect(try (0..<10).map { try reopened.value(forKey: $0) } == (0..<10).map { "v\($0)" })
     }
 
+    @Test func aTierWithNoRoomKeepsNothingAndNeverServesAStaleValue() throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 0)
+        try cache.set("one", forKey: "k")
+        #expect(cache.memoryCount == 0)
+        #expect(try cache.value(forKey: "k") == "one")
+        #expect(try cache.value(forKey: "k") == "one")
+        #expect(cache.memoryCount == 0)
+        #expect(cache.statistics.diskHits == 2)
+        #expect(cache.statistics.memoryHits == 0)
+        #expect(cache.statistics.saves == 1)
+        // A write-through replaces nothing stale: the next read and a later save see "two".
+        try cache.set("two", forKey: "k")
+        try cache.save()
+        #expect(try cache.value(forKey: "k") == "two")
+        #expect(cache.statistics.saves == 2)
+        try cache.close()
+        let reopened = try ObjectCache<String, String>(directory: directory.url)
+        #expect(try reopened.value(forKey: "k") == "two")
+    }
+
+    @Test func aWriteThroughReplacesAnUnsavedValueInMemory() throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10)
+        cache["k"] = "unsaved"
+        #expect(cache.hasUnsavedValue(forKey: "k"))
+        try cache.set("written", forKey: "k")
+        #expect(!cache.hasUnsavedValue(forKey: "k"))
+        try cache.save()  // must not write the older unsaved value over the new one
+        try cache.close()
+        let reopened = try ObjectCache<String, String>(directory: directory.url)
+        #expect(try reopened.value(forKey: "k") == "written")
+    }
+
     @Test func memoryEvictionSavesUnsavedValuesFirst() throws {
         do {
             let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: 2)
