@@ -52,18 +52,49 @@ public struct SHA256: Sendable {
 
     /// Pads the message and compresses the last block or two, in stack memory.
     private mutating func finish() {
+        let pending = self.pending
+        pending.withUnsafeBytes { finish(tail: $0) }
+        self.pending.removeAll()
+    }
+
+    /// Pads `tail`, the bytes after the last whole block (fewer than 64), and compresses it.
+    private mutating func finish(tail bytes: UnsafeRawBufferPointer) {
         let bitLength = totalLength &* 8
-        let tailLength = pending.count < 56 ? 64 : 128
+        let tailLength = bytes.count < 56 ? 64 : 128
         withUnsafeTemporaryAllocation(byteCount: tailLength, alignment: 8) { tail in
             tail.initializeMemory(as: UInt8.self, repeating: 0)
-            for (i, byte) in pending.enumerated() { tail[i] = byte }
-            tail[pending.count] = 0x80
+            if bytes.count > 0 { tail.copyMemory(from: bytes) }
+            tail[bytes.count] = 0x80
             for i in 0..<8 { tail[tailLength - 1 - i] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * i)) }
             for start in stride(from: 0, to: tailLength, by: 64) {
                 compress(UnsafeRawBufferPointer(rebasing: tail[start..<start + 64]))
             }
         }
-        pending.removeAll()
+    }
+
+    /// Hashes contiguous bytes in one pass, with no buffering: whole blocks straight from
+    /// `buffer`, the tail in stack memory.
+    private static func oneShot(_ buffer: UnsafeRawBufferPointer) -> SHA256 {
+        var hasher = SHA256()
+        hasher.totalLength = UInt64(buffer.count)
+        var offset = 0
+        while buffer.count - offset >= 64 {
+            hasher.compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
+            offset += 64
+        }
+        hasher.finish(tail: UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+        return hasher
+    }
+
+    /// A finished hasher for `bytes`: in one pass when they are contiguous.
+    private static func finished(_ bytes: some Sequence<UInt8>) -> SHA256 {
+        if let hasher = bytes.withContiguousStorageIfAvailable({ oneShot(UnsafeRawBufferPointer($0)) }) {
+            return hasher
+        }
+        var hasher = SHA256()
+        hasher.update(bytes)
+        hasher.finish()
+        return hasher
     }
 
     private func forEachDigestByte(_ body: (UInt8) -> Void) {
@@ -76,16 +107,16 @@ public struct SHA256: Sendable {
 
     /// The digest of `bytes`.
     public static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        return hasher.finalize()
+        let hasher = finished(bytes)
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        hasher.forEachDigestByte { digest.append($0) }
+        return digest
     }
 
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
     public static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        hasher.finish()
+        let hasher = finished(bytes)
         return String(unsafeUninitializedCapacity: 64) { text in
             let digits: StaticString = "0123456789abcdef"
             digits.withUTF8Buffer { digits in
@@ -115,12 +146,11 @@ public struct SHA256: Sendable {
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             for t in 0..<16 {
-                w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8
-                    | UInt32(block[4 * t + 3])
+                w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
             }
             for t in 16..<64 {
-                let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
-                let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
+                let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] &>> 3)
+                let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] &>> 10)
                 w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
             }
             var (a, b, c, d, e, f, g, h) = state
@@ -145,6 +175,6 @@ public struct SHA256: Sendable {
 extension UInt32 {
     @inline(__always)
     fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
-        (self >> count) | (self << (32 - count))
+        (self &>> count) | (self &<< (32 &- count))
     }
 }

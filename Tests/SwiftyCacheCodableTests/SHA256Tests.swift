@@ -29,4 +29,15 @@ import Testing
             #expect(hasher.finalize() == SHA256.hash(message), "split at \(split)")
         }
     }
+
+    @Test func everyTailLengthAgreesAcrossTheOneShotAndStreamingPaths() {
+        for length in 0...130 {
+            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            var streamed = SHA256()
+            for byte in message { streamed.update([byte]) }
+            let lazy = message.lazy.map { $0 }  // not contiguous: takes the buffered path
+            #expect(SHA256.hash(message) == streamed.finalize(), "length \(length)")
+            #expect(SHA256.hexDigest(message) == SHA256.hexDigest(lazy), "length \(length)")
+        }
+    }
 }
