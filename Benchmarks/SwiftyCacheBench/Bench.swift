@@ -59,13 +59,16 @@ struct Report: Codable {
     struct Row: Codable {
         var workload: Figure
         var baseline: Figure?
-        /// Time per operation of the workload over the baseline's (1.0 = as fast).
+        /// Time per operation of the workload over the baseline's (1.0 = as fast): the paired
+        /// chunk median where the two ran alternately, else the ratio of median rates.
         var costRatio: Double?
     }
     var machine: String
     var date: String
     var options: String
     var rows: [Row]
+    /// Ratios derived from several rows, such as the scaling targets.
+    var derived: [String: Double]
     var peakRSSMegabytes: Double
 }
 
@@ -96,9 +99,10 @@ enum SwiftyCacheBench {
         let scratch = Scratch()
         defer { scratch.removeAll() }
         var rows: [Report.Row] = []
+        var derived: [String: Double] = [:]
         func add(_ pairs: [(engine: Figure, floor: Figure?)]) {
             for (workload, baseline) in pairs {
-                let ratio = baseline.map { $0.opsPerSecond / max(workload.opsPerSecond, 1e-12) }
+                let ratio = workload.pairedCostRatio ?? baseline.map { $0.opsPerSecond / max(workload.opsPerSecond, 1e-12) }
                 let row = Report.Row(workload: workload, baseline: baseline, costRatio: ratio)
                 rows.append(row)
                 printRow(row)
@@ -108,7 +112,7 @@ enum SwiftyCacheBench {
         print(String(repeating: "-", count: 118))
         print(
             "workload".padding(toLength: 40, withPad: " ", startingAt: 0) + "ops/s (min-max)".padding(toLength: 28, withPad: " ", startingAt: 0)
-                + "p50 µs   p99 µs   baseline ops/s   cost ratio")
+                + "p50 µs   p99 µs   baseline ops/s   cost ratio (quartiles)")
         if options.workloads.contains("engine") {
             for size in options.valueSizes {
                 let count = size > 4096 ? max(options.count / 10, 20) : options.count
@@ -116,7 +120,12 @@ enum SwiftyCacheBench {
             }
         }
         if options.workloads.contains("scaling") {
-            add(try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch).run())
+            let figures = try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch).run()
+            add(figures)
+            for (name, ratio) in ScalingWorkloads.flatness(figures, sizes: options.scalingSizes) {
+                derived[name] = ratio
+                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: "%.2f×", ratio))
+            }
         }
         if options.workloads.contains("reopen") {
             add(try ReopenWorkload(count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch).run())
@@ -132,7 +141,8 @@ enum SwiftyCacheBench {
         if let path = options.jsonPath {
             let report = Report(
                 machine: machineDescription(), date: ISO8601DateFormatter().string(from: Date()),
-                options: CommandLine.arguments.dropFirst().joined(separator: " "), rows: rows, peakRSSMegabytes: rss)
+                options: CommandLine.arguments.dropFirst().joined(separator: " "), rows: rows, derived: derived,
+                peakRSSMegabytes: rss)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(report).write(to: URL(filePath: path))
@@ -151,6 +161,9 @@ enum SwiftyCacheBench {
             line += (row.baseline.map { format($0.opsPerSecond) } ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0)
         }
         if let ratio = row.costRatio { line += String(format: "%.2f×", ratio) }
+        if let low = w.pairedCostRatioLow, let high = w.pairedCostRatioHigh {
+            line += String(format: " (%.2f–%.2f)", low, high)
+        }
         print(line)
     }
 }

@@ -66,7 +66,10 @@ struct EngineWorkloads {
         let label = valueSize >= 1024 ? "\(valueSize / 1024) KiB" : "\(valueSize) B"
         return ["set", "get", "miss", "overwrite", "remove", "reopen", "churn"].compactMap { name in
             guard let runs = engine[name] else { return nil }
-            return (summarize("engine \(name) \(label)", runs), floor[name].map { summarize("floor \(name) \(label)", $0) })
+            guard let floorRuns = floor[name] else { return (summarize("engine \(name) \(label)", runs), nil) }
+            let (figure, baseline) = summarizePair(
+                "engine \(name) \(label)", runs, baseline: "floor \(name) \(label)", floorRuns)
+            return (figure, baseline)
         }
     }
 }
@@ -76,6 +79,20 @@ struct ScalingWorkloads {
     let sizes: [Int]
     let rounds: Int
     let scratch: Scratch
+
+    /// Per-operation (per-entry, for reopen) time at the largest size over the smallest, from
+    /// the median rounds of `figures` (as `run()` returns them).
+    static func flatness(_ figures: [(engine: Figure, floor: Figure?)], sizes: [Int]) -> [(String, Double)] {
+        guard let small = sizes.min(), let large = sizes.max(), small < large else { return [] }
+        func perOperation(_ name: String, _ size: Int) -> Double? {
+            guard let figure = figures.first(where: { $0.engine.name == "scaling \(name) \(size)" })?.engine else { return nil }
+            return figure.medianSeconds / Double(size)
+        }
+        return ["set", "get", "reopen"].compactMap { name in
+            guard let a = perOperation(name, small), let b = perOperation(name, large), a > 0 else { return nil }
+            return ("scaling \(name): per-\(name == "reopen" ? "entry" : "operation") cost at \(large) / at \(small)", b / a)
+        }
+    }
 
     func run() throws -> [(engine: Figure, floor: Figure?)] {
         var generator = SeededGenerator(seed: 7)
@@ -87,17 +104,14 @@ struct ScalingWorkloads {
             order.shuffle(using: &generator)
             var engine: [String: [Run]] = [:]
             var floor: [String: [Run]] = [:]
-            for round in 0..<rounds {
+            for _ in 0..<rounds {
                 let directory = scratch.fresh("scale-\(size)")
                 var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
                 let bare = Floor(directory: scratch.fresh("scale-floor-\(size)"), valueCount: 2)
-                let engineFirst = round % 2 == 0
-                let setEngine = { try timed(size, perOperation: false) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) } }
-                let setFloor = { timed(size, perOperation: false) { bare.set(keys[$0], pool[$0 % 64]) } }
-                let (se, sf) = engineFirst ? (try setEngine(), setFloor()) : (setFloor(), try setEngine())
-                let getEngine = { try timed(size, perOperation: false) { i in _ = try cache.data(forKey: keys[order[i]]) } }
-                let getFloor = { timed(size, perOperation: false) { i in _ = bare.get(keys[order[i]]) } }
-                let (ge, gf) = engineFirst ? (try getEngine(), getFloor()) : (getFloor(), try getEngine())
+                let (se, sf) = try alternating(size, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
+                                               second: { bare.set(keys[$0], pool[$0 % 64]) })
+                let (ge, gf) = try alternating(size, first: { _ = try cache.data(forKey: keys[order[$0]]) },
+                                               second: { _ = bare.get(keys[order[$0]]) })
                 try cache.close()
                 let reopen = try timed(1, perOperation: false) { _ in
                     cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
@@ -110,10 +124,13 @@ struct ScalingWorkloads {
                 engine["reopen", default: []].append(reopen)
             }
             for name in ["set", "get", "reopen"] {
-                results.append((
-                    summarize("scaling \(name) \(size)", engine[name] ?? []),
-                    floor[name].map { summarize("scaling floor \(name) \(size)", $0) }
-                ))
+                guard let floorRuns = floor[name] else {
+                    results.append((summarize("scaling \(name) \(size)", engine[name] ?? []), nil))
+                    continue
+                }
+                let (figure, baseline) = summarizePair(
+                    "scaling \(name) \(size)", engine[name] ?? [], baseline: "scaling floor \(name) \(size)", floorRuns)
+                results.append((figure, baseline))
             }
         }
         return results

@@ -11,6 +11,9 @@ struct Run {
     var seconds: Double
     /// Per-operation latencies in nanoseconds; empty for workloads timed in batches.
     var latencies: [Double]
+    /// Seconds per chunk when run by `alternating`, in order; the other contender's run holds
+    /// the chunks that ran next to these.
+    var chunks: [Double] = []
 }
 
 /// The figures of one workload over all rounds.
@@ -27,6 +30,12 @@ struct Figure: Codable {
     var p99Microseconds: Double?
     /// Median seconds per round, for workloads that are one long operation (reopen, save).
     var medianSeconds: Double
+    /// Against a baseline run alternately with it: the median over every pair of neighbouring
+    /// chunks of (this chunk's time / the baseline chunk's time), with the quartiles. A stall
+    /// of the disk falls in a few pairs and moves the median little.
+    var pairedCostRatio: Double?
+    var pairedCostRatioLow: Double?
+    var pairedCostRatioHigh: Double?
 }
 
 /// A nanosecond clock without allocation.
@@ -65,6 +74,7 @@ func alternating(
     latencies.0.reserveCapacity(count)
     latencies.1.reserveCapacity(count)
     var seconds = (0.0, 0.0)
+    var chunks: ([Double], [Double]) = ([], [])
     var start = 0
     var flip = false
     while start < count {
@@ -78,15 +88,39 @@ func alternating(
                 if side == 0 { latencies.0.append(elapsed) } else { latencies.1.append(elapsed) }
             }
             let elapsed = Double(nanoseconds() - begin) / 1e9
-            if side == 0 { seconds.0 += elapsed } else { seconds.1 += elapsed }
+            if side == 0 {
+                seconds.0 += elapsed
+                chunks.0.append(elapsed)
+            } else {
+                seconds.1 += elapsed
+                chunks.1.append(elapsed)
+            }
         }
         flip.toggle()
         start = end
     }
     return (
-        Run(operations: count, seconds: seconds.0, latencies: latencies.0),
-        Run(operations: count, seconds: seconds.1, latencies: latencies.1)
+        Run(operations: count, seconds: seconds.0, latencies: latencies.0, chunks: chunks.0),
+        Run(operations: count, seconds: seconds.1, latencies: latencies.1, chunks: chunks.1)
     )
+}
+
+/// Summaries of a workload and its baseline, run together by `alternating`, with the paired
+/// cost ratio filled in on the workload's figure.
+func summarizePair(_ name: String, _ runs: [Run], baseline baselineName: String, _ baselineRuns: [Run]) -> (Figure, Figure) {
+    var figure = summarize(name, runs)
+    let baseline = summarize(baselineName, baselineRuns)
+    var ratios: [Double] = []
+    for (run, base) in zip(runs, baselineRuns) {
+        for (a, b) in zip(run.chunks, base.chunks) where b > 0 { ratios.append(a / b) }
+    }
+    ratios.sort()
+    if !ratios.isEmpty {
+        figure.pairedCostRatio = ratios[ratios.count / 2]
+        figure.pairedCostRatioLow = ratios[ratios.count / 4]
+        figure.pairedCostRatioHigh = ratios[min(ratios.count - 1, ratios.count * 3 / 4)]
+    }
+    return (figure, baseline)
 }
 
 func summarize(_ name: String, _ runs: [Run]) -> Figure {

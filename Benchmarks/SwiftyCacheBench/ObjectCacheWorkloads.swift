@@ -42,17 +42,12 @@ struct ObjectCacheWorkloads {
                     directory: scratch.fresh("object-base-\(label)"), appVersion: 1, valueCount: 2, maxSize: Int.max)
                 let envelope = Data(repeating: 1, count: 40)
                 let engineKeys = keys.map { SHA256.hexDigest(Data($0.utf8)) }
-                let setObject = { try timed(count) { try cache.set(notes[$0], forKey: keys[$0]) } }
-                let setBase = { try timed(count) { try engine.setData([envelope, encoder(notes[$0])], forKey: engineKeys[$0]) } }
-                let getObject = { try timed(count) { _ = try cache.value(forKey: keys[$0]) } }
-                let getBase = {
-                    try timed(count) { i in
-                        if let slots = try engine.data(forKey: engineKeys[i]) { _ = try decoder(slots[1]) }
-                    }
-                }
-                let first = round % 2 == 0
-                let (so, sb) = first ? (try setObject(), try setBase()) : (try setBase(), try setObject())
-                let (go, gb) = first ? (try getObject(), try getBase()) : (try getBase(), try getObject())
+                let (so, sb) = try alternating(
+                    count, first: { try cache.set(notes[$0], forKey: keys[$0]) },
+                    second: { try engine.setData([envelope, encoder(notes[$0])], forKey: engineKeys[$0]) })
+                let (go, gb) = try alternating(
+                    count, first: { _ = try cache.value(forKey: keys[$0]) },
+                    second: { i in if let slots = try engine.data(forKey: engineKeys[i]) { _ = try decoder(slots[1]) } })
                 let asyncGet = try await timedAsync(count) { _ = try await cache.value(forKey: keys[$0]) }
                 if round >= 0 {
                     runs["set", default: []].append(so)
@@ -62,8 +57,10 @@ struct ObjectCacheWorkloads {
                     runs["async get", default: []].append(asyncGet)
                 }
             }
-            results.append((summarize("object set \(label)", runs["set"] ?? []), summarize("encode+engine set \(label)", runs["set base"] ?? [])))
-            results.append((summarize("object get \(label)", runs["get"] ?? []), summarize("engine+decode get \(label)", runs["get base"] ?? [])))
+            results.append(summarizePair(
+                "object set \(label)", runs["set"] ?? [], baseline: "encode+engine set \(label)", runs["set base"] ?? []))
+            results.append(summarizePair(
+                "object get \(label)", runs["get"] ?? [], baseline: "engine+decode get \(label)", runs["get base"] ?? []))
             if label == "json" {
                 results.append((summarize("object async get json", runs["async get"] ?? []), summarize("object get json", runs["get"] ?? [])))
             }
