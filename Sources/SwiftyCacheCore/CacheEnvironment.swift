@@ -133,6 +133,8 @@ struct CacheEnvironment: Sendable {
         let fd = try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
         defer { try? fileSystem.close(fd) }
         var bytes: [UInt8] = []
+        // Sized once up front: a journal of megabytes is not regrown chunk by chunk.
+        bytes.reserveCapacity(Int(clamping: max(0, try fileSystem.size(of: fd))))
         let chunkSize = 64 << 10
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { chunk.deallocate() }

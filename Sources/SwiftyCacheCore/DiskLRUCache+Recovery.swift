@@ -66,20 +66,25 @@ extension CacheState {
             return report
         }
 
-        let contents: Journal.Contents
+        let bytes: [UInt8]
         do {
-            let bytes = try env.readWholeFile(env.journalPath)
-            contents = try Journal.parse(bytes, appVersion: env.appVersion, valueCount: valueCount)
-        } catch let error as Journal.Corruption {
+            bytes = try env.readWholeFile(env.journalPath)
+        } catch {
+            throw CacheError.io(error, operation: "open", path: env.journalPath)
+        }
+        let contents: Journal.Summary
+        do {
+            // Entries number at most the lines; a rebuilt journal has about one line per entry.
+            table.reserveCapacity(Journal.lineCount(bytes))
+            // Replayed as parsed: no array of records in between.
+            contents = try Journal.parse(bytes, appVersion: env.appVersion, valueCount: valueCount) { key, operation in
+                replay(key, operation)
+            }
+        } catch {
             try wipe(reason: error.description, report: &report)
             return report
-        } catch {
-            throw CacheError.io(error as? SystemCallError ?? SystemCallError(call: "read", errno: Errno.io),
-                                operation: "open", path: env.journalPath)
         }
-
-        replay(contents.records)
-        redundantOpCount = contents.records.count - table.count
+        redundantOpCount = contents.recordCount - table.count
         report.droppedIncompleteEntries = dropIncompleteEntries()
         if !closedCleanly || report.droppedIncompleteEntries > 0 || contents.hasUnterminatedLine {
             report.removedStrayFiles = removeStrayFiles()
@@ -100,28 +105,25 @@ extension CacheState {
         return report
     }
 
-    /// Applies journal records to the index, as the Java cache does: every mention of a key
+    /// Applies one journal record to the index, as the Java cache does: every mention of a key
     /// except `REMOVE` makes it the most recently used.
-    mutating func replay(_ records: [(key: String, operation: Journal.Operation)]) {
-        // Entries number at most the records; a rebuilt journal has one record per entry.
-        table.reserveCapacity(records.count)
-        for (key, operation) in records {
-            switch operation {
-            case .remove:
-                if let index = table.index(of: key) { table.remove(at: index) }
-            case .read:
-                if let index = table.index(of: key) { table.touch(index) }
-            case .dirty:
-                let index = table.index(of: key) ?? table.insert(key: key, valueCount: valueCount)
-                table.touch(index)
-                table.setEditor(index, UInt64.max)
-            case .clean(let lengths):
-                let index = table.index(of: key) ?? table.insert(key: key, valueCount: valueCount)
-                table.touch(index)
-                table.setEditor(index, 0)
-                table.setReadable(index, true)
-                table.setLengths(index, lengths)
-            }
+    ///
+    /// - Complexity: O(1): one hash lookup (a `CLEAN` or `DIRTY` of a new key inserts with the
+    ///   same probe) and one in-place update.
+    mutating func replay(_ key: String, _ operation: Journal.Operation) {
+        switch operation {
+        case .remove:
+            if let index = table.index(of: key) { table.remove(at: index) }
+        case .read:
+            if let index = table.index(of: key) { table.touch(index) }
+        case .dirty:
+            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount)
+            table.touch(index)
+            table.setEditor(index, UInt64.max)
+        case .clean(let lengths):
+            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount)
+            table.touch(index)
+            table.setCommitted(index, lengths: lengths)
         }
     }
 
@@ -129,7 +131,8 @@ extension CacheState {
     private mutating func dropIncompleteEntries() -> Int {
         var dropped = 0
         size = 0
-        for index in table.indicesInLRUOrder {
+        // In storage order, not LRU order: sequential memory, and removal keeps indices.
+        for index in table.indicesInStorageOrder {
             let entry = table[index]
             if entry.isBeingEdited {
                 for slot in 0..<valueCount {

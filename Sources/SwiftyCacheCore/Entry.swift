@@ -55,6 +55,23 @@ struct EntryTable {
         storage.insert(Entry(key: key, lengths: Array(repeating: 0, count: valueCount)), forKey: key)
     }
 
+    /// The index of `key`'s entry, inserting a new one (as the most recently used) if there is
+    /// none, with one hash lookup.
+    mutating func indexInsertingIfAbsent(key: String, valueCount: Int) -> Int {
+        storage.indexInsertingIfAbsent(key) { Entry(key: key, lengths: Array(repeating: 0, count: valueCount)) }
+    }
+
+    /// Marks the entry committed with `lengths` and no editor, in one update.
+    mutating func setCommitted(_ index: Int, lengths: [Int]) {
+        let wasReadable = self[index].isReadable
+        storage.update(at: index) {
+            $0.editorID = 0
+            $0.isReadable = true
+            $0.lengths = lengths
+        }
+        if !wasReadable { readableCount += 1 }
+    }
+
     /// Removes the entry at `index` and returns it.
     @discardableResult
     mutating func remove(at index: Int) -> Entry {
@@ -90,6 +107,10 @@ struct EntryTable {
     /// Indices from least to most recently used.
     /// - Complexity: O(n).
     var indicesInLRUOrder: [Int] { storage.indicesInLRUOrder }
+
+    /// Indices of live entries in storage order, which is not LRU order.
+    /// - Complexity: O(capacity), reading memory sequentially.
+    var indicesInStorageOrder: [Int] { storage.indicesInStorageOrder }
 
     mutating func removeAll() {
         self = EntryTable()

@@ -95,38 +95,73 @@ package enum Journal {
     /// - Throws: ``Corruption`` for a header that does not match or a malformed line.
     /// - Complexity: O(n) in the file's size.
     package static func parse(_ bytes: [UInt8], appVersion: Int, valueCount: Int) throws(Corruption) -> Contents {
-        var lines: [ArraySlice<UInt8>] = []
-        var start = 0
-        let newline = UInt8(ascii: "\n")
-        bytes.withUnsafeBufferPointer { buffer in
-            for i in 0..<buffer.count where buffer[i] == newline {
-                lines.append(bytes[start..<i])
-                start = i + 1
-            }
-        }
-        let hasUnterminatedLine = start < bytes.count
-        let expectedHeader = [magic, version, String(appVersion), String(valueCount), ""]
-        guard lines.count >= expectedHeader.count else {
-            throw Corruption(description: "the journal header is incomplete")
-        }
-        for (i, expected) in expectedHeader.enumerated() where !lines[i].elementsEqual(expected.utf8) {
-            throw Corruption(
-                description: "unexpected journal header line \(i + 1): expected \(String(reflecting: expected)), found \(String(reflecting: String(decoding: lines[i], as: UTF8.self)))")
-        }
         var records: [(key: String, operation: Operation)] = []
-        records.reserveCapacity(lines.count - expectedHeader.count)
-        for line in lines.dropFirst(expectedHeader.count) {
-            guard let record = parseLine(line, valueCount: valueCount) else {
-                let text = String(decoding: line.prefix(200), as: UTF8.self)
-                throw Corruption(description: "unexpected journal line: \(String(reflecting: text))")
-            }
-            records.append(record)
+        let summary = try parse(bytes, appVersion: appVersion, valueCount: valueCount) { key, operation in
+            records.append((key, operation))
         }
-        return Contents(records: records, hasUnterminatedLine: hasUnterminatedLine)
+        return Contents(records: records, hasUnterminatedLine: summary.hasUnterminatedLine)
+    }
+
+    /// What a streaming parse saw besides the records.
+    package struct Summary {
+        /// How many body records were passed on.
+        package var recordCount: Int
+        /// Whether the file ended with a line that has no newline (see ``Contents``).
+        package var hasUnterminatedLine: Bool
+    }
+
+    /// Parses a journal, passing each body record to `body` in order as it is read, with no
+    /// intermediate arrays. On ``Corruption`` the records passed so far must be discarded.
+    ///
+    /// - Complexity: O(n) in the file's size.
+    package static func parse(
+        _ bytes: [UInt8], appVersion: Int, valueCount: Int, _ body: (String, Operation) -> Void
+    ) throws(Corruption) -> Summary {
+        let expectedHeader = [magic, version, String(appVersion), String(valueCount), ""]
+        let result: Result<Summary, Corruption> = bytes.withUnsafeBufferPointer { buffer in
+            let newline = UInt8(ascii: "\n")
+            var start = 0
+            var lineNumber = 0
+            var recordCount = 0
+            for i in 0..<buffer.count where buffer[i] == newline {
+                let line = UnsafeBufferPointer(rebasing: buffer[start..<i])
+                start = i + 1
+                if lineNumber < expectedHeader.count {
+                    let expected = expectedHeader[lineNumber]
+                    lineNumber += 1
+                    guard line.elementsEqual(expected.utf8) else {
+                        return .failure(Corruption(
+                            description: "unexpected journal header line \(lineNumber): expected \(String(reflecting: expected)), found \(String(reflecting: String(decoding: line, as: UTF8.self)))"))
+                    }
+                    continue
+                }
+                guard let record = parseLine(line, valueCount: valueCount) else {
+                    let text = String(decoding: line.prefix(200), as: UTF8.self)
+                    return .failure(Corruption(description: "unexpected journal line: \(String(reflecting: text))"))
+                }
+                body(record.key, record.operation)
+                recordCount += 1
+            }
+            guard lineNumber == expectedHeader.count else {
+                return .failure(Corruption(description: "the journal header is incomplete"))
+            }
+            return .success(Summary(recordCount: recordCount, hasUnterminatedLine: start < buffer.count))
+        }
+        return try result.get()
+    }
+
+    /// The number of newline characters in `bytes`: an upper bound on the journal's records,
+    /// for reserving the index's capacity before a replay.
+    package static func lineCount(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var count = 0
+            for byte in buffer where byte == UInt8(ascii: "\n") { count += 1 }
+            return count
+        }
     }
 
     /// Parses one body line; `nil` when it is malformed.
-    static func parseLine(_ line: ArraySlice<UInt8>, valueCount: Int) -> (key: String, operation: Operation)? {
+    static func parseLine(_ line: UnsafeBufferPointer<UInt8>, valueCount: Int) -> (key: String, operation: Operation)? {
         let space = UInt8(ascii: " ")
         guard let firstSpace = line.firstIndex(of: space) else { return nil }
         let verb = line[line.startIndex..<firstSpace]

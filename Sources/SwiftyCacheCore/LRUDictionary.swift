@@ -70,6 +70,34 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     @discardableResult
     package mutating func insert(_ value: Value, forKey key: Key) -> Int {
+        let index = place(value, forKey: key)
+        indexByKey[key] = index
+        return index
+    }
+
+    /// The index of `key`, inserting `makeValue()` as the newest entry if it is absent, with a
+    /// single probe of the hash table.
+    @inlinable
+    package mutating func indexInsertingIfAbsent(_ key: Key, _ makeValue: () -> Value) -> Int {
+        let candidate = free.last ?? links.count
+        var found = -1
+        var isNew = false
+        func claim(_ slot: inout Int) {
+            if slot == -1 {
+                slot = candidate
+                isNew = true
+            }
+            found = slot
+        }
+        claim(&indexByKey[key, default: -1])
+        guard isNew else { return found }
+        return place(makeValue(), forKey: key)
+    }
+
+    /// Stores an entry in a free slot (the last freed one, or a new one at the end) and links it
+    /// as the newest, without touching the hash table.
+    @inlinable
+    mutating func place(_ value: Value, forKey key: Key) -> Int {
         let index: Int
         let link = Link(previous: newest, next: -1, isLive: true)
         if let reused = free.popLast() {
@@ -85,7 +113,6 @@ package struct LRUDictionary<Key: Hashable, Value> {
         }
         if newest != -1 { links[newest].next = index } else { eldest = index }
         newest = index
-        indexByKey[key] = index
         return index
     }
 
@@ -129,6 +156,16 @@ package struct LRUDictionary<Key: Hashable, Value> {
             result.append(cursor)
             cursor = indexAfter(cursor)
         }
+        return result
+    }
+
+    /// Indices of live entries in storage order.
+    /// - Complexity: O(capacity), reading memory sequentially.
+    @inlinable
+    package var indicesInStorageOrder: [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(count)
+        for index in links.indices where links[index].isLive { result.append(index) }
         return result
     }
 

@@ -1,0 +1,35 @@
+import SwiftyCacheCore
+import Testing
+
+/// The index's data structure: stable indices, recycled slots, LRU order.
+@Suite struct LRUDictionaryTests {
+    @Test func insertingIfAbsentFindsOrInsertsWithOneCall() {
+        var dictionary = LRUDictionary<String, Int>()
+        var made = 0
+        let a = dictionary.indexInsertingIfAbsent("a") { made += 1; return 1 }
+        let b = dictionary.indexInsertingIfAbsent("b") { made += 1; return 2 }
+        let again = dictionary.indexInsertingIfAbsent("a") { made += 1; return 99 }
+        #expect(again == a)
+        #expect(made == 2)  // the value is made only for a new key
+        #expect(dictionary.value(at: a) == 1)
+        #expect(dictionary.value(at: b) == 2)
+        #expect(dictionary.indicesInLRUOrder == [a, b])  // a new key is the newest; a hit does not move
+        #expect(dictionary.count == 2)
+    }
+
+    @Test func freedSlotsAreReusedAndStorageOrderListsOnlyLiveEntries() {
+        var dictionary = LRUDictionary<String, Int>()
+        let indices = (0..<5).map { i in dictionary.indexInsertingIfAbsent("k\(i)") { i } }
+        dictionary.remove(at: indices[1])
+        dictionary.remove(at: indices[3])
+        #expect(dictionary.indicesInStorageOrder == [indices[0], indices[2], indices[4]])
+        let reused = dictionary.indexInsertingIfAbsent("new") { 42 }
+        #expect(reused == indices[3])  // the last slot freed
+        #expect(dictionary.index(of: "new") == reused)
+        #expect(dictionary.index(of: "k3") == nil)
+        #expect(dictionary.indicesInLRUOrder == [indices[0], indices[2], indices[4], reused])
+        dictionary.touch(indices[0])
+        #expect(dictionary.indicesInLRUOrder == [indices[2], indices[4], reused, indices[0]])
+        #expect(dictionary.indicesInStorageOrder == [indices[0], indices[2], reused, indices[4]])
+    }
+}
