@@ -113,10 +113,16 @@ struct ScalingWorkloads {
                 let (ge, gf) = try alternating(size, first: { _ = try cache.data(forKey: keys[order[$0]]) },
                                                second: { _ = bare.get(keys[order[$0]]) })
                 try cache.close()
-                let reopen = try timed(1, perOperation: false) { _ in
-                    cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+                // The median of five reopens: one reopen of 1k entries takes well under a
+                // millisecond, where a single hiccup of the machine would dominate.
+                var reopens: [Run] = []
+                for _ in 0..<5 {
+                    reopens.append(try timed(1, perOperation: false) { _ in
+                        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+                    })
+                    try cache.close()
                 }
-                try cache.close()
+                let reopen = reopens.sorted { $0.seconds < $1.seconds }[reopens.count / 2]
                 engine["set", default: []].append(se)
                 floor["set", default: []].append(sf)
                 engine["get", default: []].append(ge)
