@@ -84,14 +84,22 @@ struct ScalingWorkloads {
     /// the median rounds of `figures` (as `run()` returns them).
     static func flatness(_ figures: [(engine: Figure, floor: Figure?)], sizes: [Int]) -> [(String, Double)] {
         guard let small = sizes.min(), let large = sizes.max(), small < large else { return [] }
-        func perOperation(_ name: String, _ size: Int) -> Double? {
-            guard let figure = figures.first(where: { $0.engine.name == "scaling \(name) \(size)" })?.engine else { return nil }
+        func perOperation(_ name: String, _ size: Int, floor: Bool) -> Double? {
+            guard let pair = figures.first(where: { $0.engine.name == "scaling \(name) \(size)" }),
+                let figure = floor ? pair.floor : pair.engine
+            else { return nil }
             return figure.medianSeconds / Double(size)
         }
-        return ["set", "get", "reopen"].compactMap { name in
-            guard let a = perOperation(name, small), let b = perOperation(name, large), a > 0 else { return nil }
-            return ("scaling \(name): per-\(name == "reopen" ? "entry" : "operation") cost at \(large) / at \(small)", b / a)
+        var ratios: [(String, Double)] = []
+        for name in ["set", "get", "reopen"] {
+            let unit = name == "reopen" ? "entry" : "operation"
+            for floor in [false, true] {
+                guard let a = perOperation(name, small, floor: floor), let b = perOperation(name, large, floor: floor), a > 0
+                else { continue }
+                ratios.append(("scaling \(floor ? "floor " : "")\(name): per-\(unit) cost at \(large) / at \(small)", b / a))
+            }
         }
+        return ratios
     }
 
     func run() throws -> [(engine: Figure, floor: Figure?)] {
