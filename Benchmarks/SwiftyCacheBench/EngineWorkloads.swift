@@ -80,15 +80,16 @@ struct ScalingWorkloads {
     let rounds: Int
     let scratch: Scratch
 
-    /// Per-operation (per-entry, for reopen) time at the largest size over the smallest, from
-    /// the median rounds of `figures` (as `run()` returns them).
+    /// Per-operation (per-entry, for reopen) time at the largest size over the smallest, for
+    /// the engine and the floor: from the median chunk where the workload alternated with the
+    /// floor, else from the median round.
     static func flatness(_ figures: [(engine: Figure, floor: Figure?)], sizes: [Int]) -> [(String, Double)] {
         guard let small = sizes.min(), let large = sizes.max(), small < large else { return [] }
         func perOperation(_ name: String, _ size: Int, floor: Bool) -> Double? {
             guard let pair = figures.first(where: { $0.engine.name == "scaling \(name) \(size)" }),
                 let figure = floor ? pair.floor : pair.engine
             else { return nil }
-            return figure.medianSeconds / Double(size)
+            return figure.medianChunkSecondsPerOperation ?? figure.medianSeconds / Double(size)
         }
         var ratios: [(String, Double)] = []
         for name in ["set", "get", "reopen"] {

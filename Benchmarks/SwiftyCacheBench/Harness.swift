@@ -11,8 +11,8 @@ struct Run {
     var seconds: Double
     /// Per-operation latencies in nanoseconds; empty for workloads timed in batches.
     var latencies: [Double]
-    /// Seconds per chunk when run by `alternating`, in order; the other contender's run holds
-    /// the chunks that ran next to these.
+    /// Seconds per operation in each chunk when run by `alternating`, in order; the other
+    /// contender's run holds the chunks that ran next to these.
     var chunks: [Double] = []
 }
 
@@ -36,6 +36,9 @@ struct Figure: Codable {
     var pairedCostRatio: Double?
     var pairedCostRatioLow: Double?
     var pairedCostRatioHigh: Double?
+    /// The median over every chunk of every round of the seconds per operation, for workloads
+    /// run by `alternating`: a per-operation cost that a slow round does not drag.
+    var medianChunkSecondsPerOperation: Double?
 }
 
 /// A nanosecond clock without allocation.
@@ -88,12 +91,13 @@ func alternating(
                 if side == 0 { latencies.0.append(elapsed) } else { latencies.1.append(elapsed) }
             }
             let elapsed = Double(nanoseconds() - begin) / 1e9
+            let perOperation = elapsed / Double(end - start)
             if side == 0 {
                 seconds.0 += elapsed
-                chunks.0.append(elapsed)
+                chunks.0.append(perOperation)
             } else {
                 seconds.1 += elapsed
-                chunks.1.append(elapsed)
+                chunks.1.append(perOperation)
             }
         }
         flip.toggle()
@@ -131,10 +135,12 @@ func summarize(_ name: String, _ runs: [Run]) -> Figure {
         guard !latencies.isEmpty else { return nil }
         return latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] / 1000
     }
+    let chunks = runs.flatMap(\.chunks).sorted()
     return Figure(
         name: name, operations: runs.first?.operations ?? 0, rounds: runs.count,
         opsPerSecond: rates[rates.count / 2], opsPerSecondLow: rates.first ?? 0, opsPerSecondHigh: rates.last ?? 0,
-        p50Microseconds: percentile(0.5), p99Microseconds: percentile(0.99), medianSeconds: seconds[seconds.count / 2])
+        p50Microseconds: percentile(0.5), p99Microseconds: percentile(0.99), medianSeconds: seconds[seconds.count / 2],
+        medianChunkSecondsPerOperation: chunks.isEmpty ? nil : chunks[chunks.count / 2])
 }
 
 /// A fresh directory per round: this machine's file system slows down creating files where
