@@ -91,12 +91,19 @@ import Darwin
         #expect(try JournalFixture.fileNames(in: directory.url).filter { $0.hasSuffix(".tmp") } == [])
     }
 
-    @Test func aCommitToAFullCacheEvictsItselfInTheSameJournalWrite() throws {
+    /// A cache with `maxSize` 10 holding `a` and `b` (5 bytes each), over a file system that
+    /// counts and fails calls on demand.
+    func fullCacheOfTwo() throws -> (DiskLRUCache, FaultInjectingFileSystem) {
         let fileSystem = FaultInjectingFileSystem()
         let cache = try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 10, fileSystem: fileSystem)
         try cache.set("a", "aa", "aaa")
         try cache.set("b", "bb", "bbb")
+        return (cache, fileSystem)
+    }
+
+    @Test func aCommitToAFullCacheEvictsItselfInTheSameJournalWrite() throws {
+        let (cache, fileSystem) = try fullCacheOfTwo()
         let writesBefore = fileSystem.calls(to: "write")
         try cache.set("c", "cc", "ccc")
         // No flush and no waiting for the cleanup thread: the commit evicted `a` itself, and its
@@ -126,11 +133,7 @@ import Darwin
     }
 
     @Test func aJournalFailureInAnEvictingCommitKeepsTheVictims() throws {
-        let fileSystem = FaultInjectingFileSystem()
-        let cache = try DiskLRUCache(
-            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 10, fileSystem: fileSystem)
-        try cache.set("a", "aa", "aaa")
-        try cache.set("b", "bb", "bbb")
+        let (cache, fileSystem) = try fullCacheOfTwo()
         // The next set: open, write, close per slot (6 calls), two renames, then the journal write.
         fileSystem.failCall(number: 9, errno: EIO)
         do {
