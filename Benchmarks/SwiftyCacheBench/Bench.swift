@@ -120,6 +120,7 @@ enum SwiftyCacheBench {
             }
         }
         if options.workloads.contains("scaling") {
+            settle()
             let figures = try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch).run()
             add(figures)
             for (name, ratio) in ScalingWorkloads.flatness(figures, sizes: options.scalingSizes) {
@@ -128,12 +129,15 @@ enum SwiftyCacheBench {
             }
         }
         if options.workloads.contains("reopen") {
+            settle()
             add(try ReopenWorkload(count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch).run())
         }
         if options.workloads.contains("durability") {
+            settle()
             add(try DurabilityWorkload(count: max(options.count / 20, 20), rounds: options.rounds, scratch: scratch).run())
         }
         if options.workloads.contains("object") {
+            settle()
             add(try await ObjectCacheWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
         }
         let rss = peakRSSMegabytes()

@@ -143,6 +143,12 @@ func summarize(_ name: String, _ runs: [Run]) -> Figure {
         medianChunkSecondsPerOperation: chunks.isEmpty ? nil : chunks[chunks.count / 2])
 }
 
+/// Writes the dirty pages earlier work left, so that their writeback does not run (on the
+/// other core, through the same caches and memory) during the next timings.
+func settle() {
+    sync()
+}
+
 /// A fresh directory per round: this machine's file system slows down creating files where
 /// thousands were just deleted, so rounds never reuse one.
 final class Scratch {

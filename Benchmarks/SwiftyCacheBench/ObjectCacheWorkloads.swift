@@ -77,6 +77,7 @@ struct ObjectCacheWorkloads {
             let cache = try ObjectCache<String, BenchNote>(
                 directory: scratch.fresh("object-memory"), maxDiskSize: Int.max, memoryLimit: count + saved)
             for i in 0..<count { try await cache.set(notes[i], forKey: keys[i]) }
+            settle()  // the sets' writeback would otherwise overlap the CPU-bound lookups
             let lookups = count * 20
             let count = self.count
             let lookup = { try timed(lookups, perOperation: false) { _ = try cache.value(forKey: keys[$0 % count]) } }
