@@ -113,7 +113,7 @@ struct ScalingWorkloads {
             order.shuffle(using: &generator)
             var engine: [String: [Run]] = [:]
             var floor: [String: [Run]] = [:]
-            for _ in 0..<rounds {
+            for round in -1..<rounds {  // round -1 warms up and is not recorded
                 let directory = scratch.fresh("scale-\(size)")
                 var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
                 let bare = Floor(directory: scratch.fresh("scale-floor-\(size)"), valueCount: 2)
@@ -132,6 +132,7 @@ struct ScalingWorkloads {
                     try cache.close()
                 }
                 let reopen = reopens.sorted { $0.seconds < $1.seconds }[reopens.count / 2]
+                guard round >= 0 else { continue }
                 engine["set", default: []].append(se)
                 floor["set", default: []].append(sf)
                 engine["get", default: []].append(ge)
@@ -163,7 +164,7 @@ struct DurabilityWorkload {
         let pool = (0..<16).map { _ in [randomData(1024, using: &generator), randomData(1024, using: &generator)] }
         var synced: [Run] = []
         var buffered: [Run] = []
-        for round in 0..<rounds {
+        for round in -1..<rounds {  // round -1 warms up and is not recorded
             let syncedCache = try DiskLRUCache(
                 directory: scratch.fresh("durable"), appVersion: 1, valueCount: 2, maxSize: Int.max,
                 options: DiskLRUCache.Options(syncsWrites: true))
@@ -171,13 +172,19 @@ struct DurabilityWorkload {
                 directory: scratch.fresh("buffered"), appVersion: 1, valueCount: 2, maxSize: Int.max)
             let runSynced = { try timed(count) { try syncedCache.setData(pool[$0 % 16], forKey: "d\($0)") } }
             let runBuffered = { try timed(count) { try bufferedCache.setData(pool[$0 % 16], forKey: "d\($0)") } }
+            // The order flips each round.
+            let syncedRun: Run
+            let bufferedRun: Run
             if round % 2 == 0 {
-                synced.append(try runSynced())
-                buffered.append(try runBuffered())
+                syncedRun = try runSynced()
+                bufferedRun = try runBuffered()
             } else {
-                buffered.append(try runBuffered())
-                synced.append(try runSynced())
+                bufferedRun = try runBuffered()
+                syncedRun = try runSynced()
             }
+            guard round >= 0 else { continue }
+            synced.append(syncedRun)
+            buffered.append(bufferedRun)
         }
         return [(summarize("engine set 1 KiB, syncsWrites", synced), summarize("engine set 1 KiB, default", buffered))]
     }
@@ -195,6 +202,8 @@ struct ReopenWorkload {
         let directory = scratch.fresh("reopen")
         var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
         for i in 0..<count { try cache.setData(pool[i % 16], forKey: "reopen-\(i)") }
+        try cache.close()
+        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)  // warm-up
         try cache.close()
         var runs: [Run] = []
         for _ in 0..<rounds {

@@ -73,7 +73,7 @@ struct ObjectCacheWorkloads {
         var parallelRuns: [Run] = []
         var singleRuns: [Run] = []
         let saved = min(count, 10_000)
-        for _ in 0..<rounds {
+        for round in -1..<rounds {  // round -1 warms up and is not recorded
             let cache = try ObjectCache<String, BenchNote>(
                 directory: scratch.fresh("object-memory"), maxDiskSize: Int.max, memoryLimit: count + saved)
             for i in 0..<count { try await cache.set(notes[i], forKey: keys[i]) }
@@ -82,31 +82,41 @@ struct ObjectCacheWorkloads {
             let count = self.count
             let lookup = { try timed(lookups, perOperation: false) { _ = try cache.value(forKey: keys[$0 % count]) } }
             _ = try lookup()  // warm-up: the first pass also pays for first touches of fresh memory
-            memoryRuns.append(try lookup())
+            let memoryRun = try lookup()
             // The same over a hot set that fits the CPU caches: what a hit costs without the
             // cache misses on 20,000 values' heap storage.
             let hot = min(count, 1_000)
-            hotRuns.append(try timed(lookups, perOperation: false) { _ = try cache.value(forKey: keys[$0 % hot]) })
+            let hotRun = try timed(lookups, perOperation: false) { _ = try cache.value(forKey: keys[$0 % hot]) }
             for i in 0..<saved { cache["unsaved-\(i)"] = notes[i % count] }
             let saveAll = { try timed(1, perOperation: false) { _ in try cache.save() } }
-            saveRuns.append(try saveAll())
+            let saveRun = try saveAll()
 
             cache.clearMemory()
             let disk = try ObjectCache<String, BenchNote>(
                 directory: scratch.fresh("object-readers"), maxDiskSize: Int.max, memoryLimit: 0)
             for i in 0..<count { try await disk.set(notes[i], forKey: keys[i]) }
             let readAll = { try timed(count, perOperation: false) { _ = try disk.value(forKey: keys[$0]) } }
-            singleRuns.append(try readAll())
+            let singleRun = try readAll()
             let start = nanoseconds()
             DispatchQueue.concurrentPerform(iterations: 2) { reader in
                 for i in stride(from: reader, to: count, by: 2) { _ = try? disk.value(forKey: keys[i]) }
             }
-            parallelRuns.append(Run(operations: count, seconds: Double(nanoseconds() - start) / 1e9, latencies: []))
+            let parallelRun = Run(operations: count, seconds: Double(nanoseconds() - start) / 1e9, latencies: [])
+            guard round >= 0 else { continue }
+            memoryRuns.append(memoryRun)
+            hotRuns.append(hotRun)
+            saveRuns.append(saveRun)
+            singleRuns.append(singleRun)
+            parallelRuns.append(parallelRun)
         }
         results.append((summarize("object memory hit", memoryRuns), nil))
         results.append((summarize("object memory hit, 1,000 hot keys", hotRuns), nil))
         var hashRuns: [Run] = []
-        for _ in 0..<rounds {
+        for round in -1..<rounds {
+            guard round >= 0 else {  // warm-up
+                _ = SHA256.hexDigest(Data("s:\(keys[0])".utf8))
+                continue
+            }
             let hash = { timed(count * 10, perOperation: false) { _ = SHA256.hexDigest(Data("s:\(keys[$0 % count])".utf8)) } }
             hashRuns.append(hash())
         }
