@@ -22,7 +22,7 @@ struct EngineWorkloads {
         for round in -1..<rounds {
             let cacheDirectory = scratch.fresh("engine-\(valueSize)")
             var cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-            let bare = Floor(directory: scratch.fresh("floor-\(valueSize)"), valueCount: 2)
+            let bare = Floor(directory: cacheDirectory, valueCount: 2)
             var results: [(String, Run, Run)] = []
             let (se, sf) = try alternating(count, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
                                            second: { bare.set(keys[$0], pool[$0 % 64]) })
@@ -45,9 +45,10 @@ struct EngineWorkloads {
 
             // Churn: 4N new keys with room for a quarter of them; eviction on.
             let entrySize = 2 * valueSize
+            let churnDirectory = scratch.fresh("churn-\(valueSize)")
             let churnCache = try DiskLRUCache(
-                directory: scratch.fresh("churn-\(valueSize)"), appVersion: 1, valueCount: 2, maxSize: count * entrySize)
-            let churnFloor = Floor(directory: scratch.fresh("churn-floor-\(valueSize)"), valueCount: 2)
+                directory: churnDirectory, appVersion: 1, valueCount: 2, maxSize: count * entrySize)
+            let churnFloor = Floor(directory: churnDirectory, valueCount: 2)
             let (ce, cf) = try alternating(4 * count, first: { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") },
                                            second: { i in
                                                churnFloor.set("churn-\(i)", pool[i % 64])
@@ -116,7 +117,7 @@ struct ScalingWorkloads {
             for round in -1..<rounds {  // round -1 warms up and is not recorded
                 let directory = scratch.fresh("scale-\(size)")
                 var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-                let bare = Floor(directory: scratch.fresh("scale-floor-\(size)"), valueCount: 2)
+                let bare = Floor(directory: directory, valueCount: 2)
                 let (se, sf) = try alternating(size, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
                                                second: { bare.set(keys[$0], pool[$0 % 64]) })
                 let (ge, gf) = try alternating(size, first: { _ = try cache.data(forKey: keys[order[$0]]) },
