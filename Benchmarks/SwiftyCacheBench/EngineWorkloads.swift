@@ -116,7 +116,7 @@ struct ScalingWorkloads {
             var floor: [String: [Run]] = [:]
             for round in -1..<rounds {  // round -1 warms up and is not recorded
                 let directory = scratch.fresh("scale-\(size)")
-                var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+                let cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
                 let bare = Floor(directory: directory, valueCount: 2)
                 let (se, sf) = try alternating(size, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
                                                second: { bare.set(keys[$0], pool[$0 % 64]) })
@@ -125,13 +125,7 @@ struct ScalingWorkloads {
                 try cache.close()
                 // The median of five reopens: one reopen of 1k entries takes well under a
                 // millisecond, where a single hiccup of the machine would dominate.
-                var reopens: [Run] = []
-                for _ in 0..<5 {
-                    reopens.append(try timed(1, perOperation: false) { _ in
-                        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-                    })
-                    try cache.close()
-                }
+                let reopens = try (0..<5).map { _ in try timedReopen(directory) }
                 let reopen = reopens.sorted { $0.seconds < $1.seconds }[reopens.count / 2]
                 guard round >= 0 else { continue }
                 engine["set", default: []].append(se)
@@ -201,18 +195,21 @@ struct ReopenWorkload {
         var generator = SeededGenerator(seed: 5)
         let pool = (0..<16).map { _ in [randomData(64, using: &generator), randomData(64, using: &generator)] }
         let directory = scratch.fresh("reopen")
-        var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+        let cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
         for i in 0..<count { try cache.setData(pool[i % 16], forKey: "reopen-\(i)") }
         try cache.close()
-        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)  // warm-up
-        try cache.close()
-        var runs: [Run] = []
-        for _ in 0..<rounds {
-            runs.append(try timed(1, perOperation: false) { _ in
-                cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-            })
-            try cache.close()
-        }
+        _ = try timedReopen(directory)  // warm-up
+        let runs = try (0..<rounds).map { _ in try timedReopen(directory) }
         return [(summarize("reopen of \(count) entries", runs), nil)]
     }
+}
+
+/// Opens the cache in `directory` (timed: the journal replay) and closes it again (not timed).
+func timedReopen(_ directory: URL) throws -> Run {
+    var cache: DiskLRUCache?
+    let run = try timed(1, perOperation: false) { _ in
+        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+    }
+    try cache?.close()
+    return run
 }

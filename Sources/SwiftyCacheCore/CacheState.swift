@@ -198,18 +198,18 @@ struct CacheState {
 
     /// Deletes a file, best effort: a failure is remembered so the next open sweeps.
     mutating func deleteFile(_ path: String) {
-        do {
-            try environment.removeFileIfPresent(path)
-        } catch {
-            hasUndeletedFiles = true
-        }
+        bestEffort { env throws(SystemCallError) in try env.removeFileIfPresent(path) }
     }
 
     /// Deletes a value file (`key.slot`, or `key.slot.tmp` when `temporary`), best effort, like
     /// ``deleteFile(_:)``, without building a path string.
     mutating func deleteValueFile(_ key: String, _ slot: Int, temporary: Bool) {
+        bestEffort { env throws(SystemCallError) in try env.removeValueFileIfPresent(key, slot, temporary: temporary) }
+    }
+
+    private mutating func bestEffort(_ delete: (CacheEnvironment) throws(SystemCallError) -> Void) {
         do {
-            try environment.removeValueFileIfPresent(key, slot, temporary: temporary)
+            try delete(environment)
         } catch {
             hasUndeletedFiles = true
         }
