@@ -27,6 +27,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case editorDetached = "editor detached"
             case corruptValue = "corrupt value"
             case snapshotClosed = "snapshot closed"
+            case editorBusy = "editor busy"
         }
 
         private let value: Value
@@ -64,7 +65,11 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let corruptValue = Code(.corruptValue)
         /// The snapshot was closed before this read.
         public static let snapshotClosed = Code(.snapshotClosed)
+        /// The editor was called from inside its own ``Editor/write(at:_:)`` closure, or from
+        /// another thread while that closure runs.
+        public static let editorBusy = Code(.editorBusy)
 
+        /// The code's name, such as `"I/O failure"`.
         public var description: String { value.rawValue }
     }
 
@@ -81,6 +86,8 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     /// The underlying error, typically a ``SystemCallError``.
     public var cause: (any Error)?
 
+    /// Creates an error. The engine builds its errors through named factories
+    /// (`CacheError+Factories.swift`); this initializer is for code that wraps or tests them.
     public init(
         code: Code, message: String, key: String? = nil, path: String? = nil,
         operation: String? = nil, cause: (any Error)? = nil
@@ -93,6 +100,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// `code: message (operation: …, key: …, path: …): cause`.
     public var description: String {
         describeFailure(
             code: "\(code)", message: message, context: [("operation", operation), ("key", key), ("path", path)],
@@ -107,30 +115,4 @@ package func describeFailure(code: String, message: String, context: [(String, S
     if !parts.isEmpty { text += " (" + parts.joined(separator: ", ") + ")" }
     if let cause { text += ": \(cause)" }
     return text
-}
-
-extension CacheError {
-    /// A failed system call during `operation` on `path`.
-    static func io(_ cause: any Error, operation: String, path: String, key: String? = nil) -> CacheError {
-        if let error = cause as? CacheError { return error }
-        let message = (cause as? SystemCallError).map { "\($0.call) failed: \($0.errnoText)" } ?? "\(cause)"
-        return CacheError(code: .ioFailure, message: message, key: key, path: path, operation: operation, cause: cause)
-    }
-
-    static func invalidKey(_ key: String, operation: String) -> CacheError {
-        CacheError(
-            code: .invalidKey,
-            message: "keys must match [a-z0-9_-]{1,120}, got \(String(reflecting: key))",
-            key: key, operation: operation)
-    }
-
-    static func closed(operation: String, key: String? = nil) -> CacheError {
-        CacheError(code: .cacheClosed, message: "the cache is closed", key: key, operation: operation)
-    }
-
-    static func slotOutOfRange(_ index: Int, valueCount: Int, key: String, operation: String) -> CacheError {
-        CacheError(
-            code: .slotOutOfRange, message: "slot \(index) is outside 0..<\(valueCount)",
-            key: key, operation: operation)
-    }
 }

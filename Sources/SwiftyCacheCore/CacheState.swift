@@ -1,22 +1,25 @@
 /// Everything the cache-wide lock guards: the index, the sizes, the journal writer and the
-/// counters. Its mutating methods hold the decisions; `DiskLRUCache` only calls them under
-/// its lock (`LockedState`) and does the value-file I/O that can run outside it.
+/// counters.
+///
+/// Its mutating methods hold the decisions: each public operation of ``DiskLRUCache`` takes
+/// the lock, calls one of them, and releases the lock. Value bytes go through ``storage``;
+/// the journal through ``journal``. The edit transaction is in `CacheState+Edit.swift`,
+/// eviction in `CacheState+Eviction.swift`, opening in `CacheState+Recovery.swift` and the
+/// consistency checks in `CacheState+Invariants.swift`.
 struct CacheState {
-    let environment: CacheEnvironment
+    let directory: CacheDirectory
+    let storage: any ValueStorage
+    var journal: JournalWriter
     var table = EntryTable()
     /// Sum of the committed lengths of readable entries.
     var size = 0
     var maxSize: Int
-    var journalFD: Int32 = -1
-    /// Journal lines not yet written to the file.
-    var journalBuffer: [UInt8] = []
     var lock: DirectoryLock?
+    /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
     var redundantOpCount = 0
     var nextSequenceNumber: UInt64 = 1
     var nextEditorID: UInt64 = 1
     var isClosed = false
-    /// Set when a journal write or rebuild failed; cleared by a successful rebuild.
-    var journalFailure: CacheError?
     var isCleanupScheduled = false
     var statistics = CacheStatistics()
     /// Files renamed out of the way under the lock, to unlink after it is released: on this
@@ -27,23 +30,22 @@ struct CacheState {
     var hasUndeletedFiles = false
     private var trashCounter = 0
 
-    /// READ lines may stay buffered up to this many bytes.
-    static let readBufferLimit = 8 << 10
-
-    init(environment: CacheEnvironment, maxSize: Int) {
-        self.environment = environment
+    init(directory: CacheDirectory, storage: any ValueStorage, journal: JournalWriter, maxSize: Int) {
+        self.directory = directory
+        self.storage = storage
+        self.journal = journal
         self.maxSize = maxSize
     }
 
-    var fileSystem: any FileSystem { environment.fileSystem }
-    var valueCount: Int { environment.valueCount }
+    var fileSystem: any FileSystem { directory.fileSystem }
+    var valueCount: Int { storage.valueCount }
 
     /// The Java rule: rebuild when redundant lines reach 2000 and outnumber the entries.
     var isJournalRebuildRequired: Bool {
         redundantOpCount >= Journal.rebuildThreshold && redundantOpCount >= table.count
     }
 
-    var needsCleanup: Bool { size > maxSize || isJournalRebuildRequired || journalFailure != nil }
+    var needsCleanup: Bool { size > maxSize || isJournalRebuildRequired || journal.failure != nil }
 
     /// Returns `true` when the caller must dispatch a background cleanup (once per batch).
     mutating func claimCleanup() -> Bool {
@@ -54,67 +56,23 @@ struct CacheState {
 
     // MARK: Journal
 
-    mutating func appendJournal(_ operation: Journal.Operation, key: String) {
-        // While the journal is broken nothing is appended: the rebuild that repairs it writes
-        // the whole index, and a line must never follow a torn one.
-        guard journalFailure == nil else { return }
-        Journal.appendLine(operation, key: key, to: &journalBuffer)
-    }
-
-    /// Writes buffered lines to the OS (not to stable storage; see `syncJournal`).
-    mutating func flushJournal(operation: String, key: String? = nil) throws(CacheError) {
-        if let journalFailure { throw Self.unavailable(journalFailure, operation: operation, key: key) }
-        guard !journalBuffer.isEmpty else { return }
-        do {
-            try environment.writeAll(journalFD, journalBuffer)
-            journalBuffer.removeAll(keepingCapacity: true)
-        } catch {
-            journalBuffer.removeAll(keepingCapacity: true)
-            let failure = CacheError.io(error, operation: operation, path: environment.journalPath, key: key)
-            journalFailure = failure
-            throw failure
-        }
-    }
-
-    /// Flushes READ lines once enough have piled up; errors only mark the journal broken.
-    mutating func flushReadsIfLarge() {
-        if journalBuffer.count >= Self.readBufferLimit { try? flushJournal(operation: "read") }
-    }
-
-    /// With `syncsWrites`, forces the journal and the directory to stable storage.
-    mutating func syncIfDurable(operation: String, key: String?) throws(CacheError) {
-        guard environment.syncsWrites else { return }
-        do {
-            try fileSystem.fsync(journalFD)
-            try environment.syncDirectory()
-        } catch {
-            throw CacheError.io(error, operation: operation, path: environment.directoryPath, key: key)
-        }
-    }
-
-    static func unavailable(_ failure: CacheError, operation: String, key: String?) -> CacheError {
-        CacheError(
-            code: .journalUnavailable,
-            message: "an earlier journal write failed and the journal could not be rebuilt yet; edits are refused until it is, reads still work",
-            key: key, path: failure.path, operation: operation, cause: failure)
-    }
-
     /// Rebuilds the journal if an earlier write failed; throws if it still cannot be written.
     mutating func ensureJournalWritable(operation: String, key: String?) throws(CacheError) {
-        guard let failure = journalFailure else { return }
+        guard let failure = journal.failure else { return }
         do {
             try rebuildJournal()
         } catch {
-            throw Self.unavailable(error.cause as? CacheError ?? failure, operation: operation, key: key)
+            throw CacheError.journalUnavailable(error.cause as? CacheError ?? failure, operation: operation, key: key)
         }
     }
 
-    /// Writes a compact journal of the live index to `journal.tmp` and swaps it in, keeping the
-    /// old one as `journal.bkp` during the swap.
+    /// Writes a compact journal of the live index and swaps it in (see
+    /// ``JournalWriter/replace(with:)``): `CLEAN` for each committed entry and `DIRTY` for each
+    /// one whose editor already journaled it, in LRU order.
     ///
     /// - Complexity: O(n) in the number of entries; run when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
-        var bytes = Array(Journal.header(appVersion: environment.appVersion, valueCount: valueCount).utf8)
+        var bytes = journal.header()
         bytes.reserveCapacity(bytes.count + table.count * 48)
         var cursor = table.eldest
         while cursor != -1 {
@@ -126,59 +84,111 @@ struct CacheState {
             }
             cursor = table.indexAfter(cursor)
         }
-        let env = environment
-        var failedPath = env.temporaryJournalPath
-        do {
-            // A journal.tmp left by a crash, or planted as a link, is replaced, never followed.
-            try env.removeFileIfPresent(env.temporaryJournalPath)
-            let fd = try fileSystem.open(env.temporaryJournalPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
-            do {
-                try env.writeAll(fd, bytes)
-                if env.syncsWrites { try fileSystem.fsync(fd) }
-            } catch {
-                try? fileSystem.close(fd)
-                try? fileSystem.unlink(env.temporaryJournalPath)
-                throw error
-            }
-            // close() releases the descriptor even when it reports an error: never close twice.
-            do {
-                try fileSystem.close(fd)
-            } catch {
-                try? fileSystem.unlink(env.temporaryJournalPath)
-                throw error
-            }
-            failedPath = env.journalPath
-            if try fileSystem.kind(of: env.journalPath) != nil {
-                try fileSystem.rename(env.journalPath, to: env.backupJournalPath)
-            }
-            try fileSystem.rename(env.temporaryJournalPath, to: env.journalPath)
-            // A leftover backup is harmless: opening deletes it when `journal` exists.
-            moveToTrash(env.backupJournalPath)
-            let newFD = try fileSystem.open(env.journalPath, flags: OpenFlags.append, mode: FileModes.file)
-            if journalFD >= 0 { try? fileSystem.close(journalFD) }
-            journalFD = newFD
-            if env.syncsWrites { try env.syncDirectory() }
-        } catch {
-            let failure = CacheError.io(error, operation: "rebuild journal", path: failedPath)
-            journalFailure = failure
-            throw failure
-        }
-        journalBuffer.removeAll(keepingCapacity: true)
+        try journal.replace(with: bytes)
+        // A leftover backup is harmless: opening deletes it when `journal` exists.
+        moveToTrash(directory.backupJournalPath)
         redundantOpCount = 0
-        journalFailure = nil
     }
 
-    // MARK: Entries
+    // MARK: Reading
 
-    /// Journals `REMOVE` for the entries, then deletes their files and forgets them. If the
+    /// An entry's values opened under the lock, so that a concurrent commit cannot give the
+    /// reader a mix of old and new slots.
+    struct OpenedEntry {
+        var values: OpenedValues
+        var lengths: [Int]
+        var sequenceNumber: UInt64
+    }
+
+    /// Opens the committed values of `key`; `nil` on a miss. An entry whose values are missing
+    /// or damaged is dropped and reads as a miss. With `recordingRead`, counts the hit or miss,
+    /// makes the entry the most recently used and journals `READ`.
+    ///
+    /// - Complexity: O(1), plus the storage's open.
+    mutating func beginRead(key: String, recordingRead: Bool) throws(CacheError) -> OpenedEntry? {
+        guard let index = table.index(of: key), let lengths = table.readableLengths(index) else {
+            if recordingRead { statistics.missCount += 1 }
+            return nil
+        }
+        guard let values = try storage.open(key: key, location: table.location(index), lengths: lengths) else {
+            dropDamagedEntry(index)
+            if recordingRead { statistics.missCount += 1 }
+            return nil
+        }
+        if recordingRead {
+            statistics.hitCount += 1
+            redundantOpCount += 1
+            table.touch(index)
+            journal.append(.read, key: key)
+            journal.flushReadsIfLarge()
+        }
+        return OpenedEntry(values: values, lengths: lengths, sequenceNumber: table.sequenceNumber(index))
+    }
+
+    /// The keys of committed entries, from least to most recently used.
+    ///
+    /// - Complexity: O(n).
+    func readableKeys() -> [String] {
+        table.indicesInLRUOrder.compactMap { index in table[index].isReadable ? table[index].key : nil }
+    }
+
+    // MARK: Removing
+
+    /// Removes the committed entry for `key`; `false` if there is none.
+    mutating func remove(key: String) throws(CacheError) -> Bool {
+        guard let index = table.index(of: key), table[index].isReadable else { return false }
+        try ensureJournalWritable(operation: "remove", key: key)
+        try removeEntries([index], operation: "remove")
+        statistics.removeCount += 1
+        return true
+    }
+
+    /// Removes every committed entry that is not being edited.
+    mutating func removeAll() throws(CacheError) {
+        try ensureJournalWritable(operation: "evictAll", key: nil)
+        let victims = table.indicesInLRUOrder.filter { table[$0].isReadable && !table[$0].isBeingEdited }
+        try removeEntries(victims, operation: "evictAll")
+        statistics.removeCount += victims.count
+    }
+
+    /// Journals `REMOVE` for the entries, then deletes their values and forgets them. If the
     /// journal cannot be written, nothing is removed.
     mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
         guard !indices.isEmpty else { return }
-        for index in indices { appendJournal(.remove, key: table[index].key) }
-        try flushJournal(operation: operation, key: indices.count == 1 ? table[indices[0]].key : nil)
-        for index in indices { forgetEntryDeletingFiles(index) }
+        for index in indices { journal.append(.remove, key: table[index].key) }
+        try journal.flush(operation: operation, key: indices.count == 1 ? table[indices[0]].key : nil)
+        for index in indices { forgetEntryDeletingValues(index) }
         redundantOpCount += indices.count
     }
+
+    /// Deletes an entry's committed values and drops it from the index, without journaling.
+    ///
+    /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
+    /// the entry anew (it must write every slot to commit): a second editor can never start on
+    /// the key and share its staged values.
+    mutating func forgetEntryDeletingValues(_ index: Int) {
+        let entry = table[index]
+        if entry.isReadable { size -= entry.totalLength }
+        // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
+        if !storage.delete(key: entry.key, location: entry.location) { hasUndeletedFiles = true }
+        if entry.isBeingEdited {
+            table.setReadable(index, false)
+            table.setLengths(index, Array(repeating: 0, count: valueCount))
+        } else {
+            table.remove(at: index)
+        }
+    }
+
+    /// Drops an entry whose values are missing or damaged: a miss, never an error.
+    mutating func dropDamagedEntry(_ index: Int) {
+        let key = table[index].key
+        journal.append(.remove, key: key)
+        forgetEntryDeletingValues(index)
+        redundantOpCount += 1
+        try? journal.flush(operation: "drop damaged entry", key: key)
+    }
+
+    // MARK: Files of our own
 
     /// Renames `path` to a unique `….N.tmp` name and queues it for unlinking after the lock.
     /// The trash name can never be a key's file, so a key recreated meanwhile is safe, and a
@@ -198,18 +208,8 @@ struct CacheState {
 
     /// Deletes a file, best effort: a failure is remembered so the next open sweeps.
     mutating func deleteFile(_ path: String) {
-        bestEffort { env throws(SystemCallError) in try env.removeFileIfPresent(path) }
-    }
-
-    /// Deletes a value file (`key.slot`, or `key.slot.tmp` when `temporary`), best effort, like
-    /// ``deleteFile(_:)``, without building a path string.
-    mutating func deleteValueFile(_ key: String, _ slot: Int, temporary: Bool) {
-        bestEffort { env throws(SystemCallError) in try env.removeValueFileIfPresent(key, slot, temporary: temporary) }
-    }
-
-    private mutating func bestEffort(_ delete: (CacheEnvironment) throws(SystemCallError) -> Void) {
         do {
-            try delete(environment)
+            try fileSystem.removeFileIfPresent(path)
         } catch {
             hasUndeletedFiles = true
         }
@@ -221,114 +221,59 @@ struct CacheState {
         return pendingDeletions
     }
 
-    /// Deletes an entry's committed value files and drops it from the index, without journaling.
-    ///
-    /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
-    /// the entry anew (it must write every slot to commit): a second editor can never start on
-    /// the key and share its temporary files.
-    mutating func forgetEntryDeletingFiles(_ index: Int) {
-        let entry = table[index]
-        if entry.isReadable { size -= entry.totalLength }
-        // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-        for slot in 0..<valueCount { deleteValueFile(entry.key, slot, temporary: false) }
-        if entry.isBeingEdited {
-            table.setReadable(index, false)
-            table.setLengths(index, Array(repeating: 0, count: valueCount))
-        } else {
-            table.remove(at: index)
+    // MARK: Closing
+
+    /// Aborts open editors, evicts down to `maxSize`, flushes and closes the journal, leaves the
+    /// clean marker when nothing stray can be left, and releases the directory lock. Returns the
+    /// first failure; the state is closed regardless.
+    mutating func close() -> CacheError? {
+        guard !isClosed else { return nil }
+        var failure: CacheError?
+        // The editors' objects live on; their commit will throw `cacheClosed`. Every slot counts
+        // as staged, so that anything an editor already wrote is deleted.
+        let everySlot = [StagedSlot?](repeating: StagedSlot(length: 0), count: valueCount)
+        for index in table.indicesInLRUOrder where table[index].isBeingEdited {
+            abortEdit(at: index, staged: everySlot)
         }
-    }
-
-    /// Drops an entry whose files are missing or damaged: a miss, never an error.
-    mutating func dropDamagedEntry(_ index: Int) {
-        let key = table[index].key
-        appendJournal(.remove, key: key)
-        forgetEntryDeletingFiles(index)
-        redundantOpCount += 1
-        try? flushJournal(operation: "drop damaged entry", key: key)
-    }
-
-    /// Evicts least recently used entries until `size <= maxSize`, skipping entries being edited.
-    ///
-    /// - Complexity: O(evicted entries + entries being edited).
-    mutating func trimToSize() throws(CacheError) {
-        guard size > maxSize else { return }
-        let victims = evictionVictims(limit: Int.max, sparing: -1)
-        // Unlinked under the lock: deferring them costs a rename each, and on Linux creates,
-        // renames and unlinks in one directory serialize in the kernel anyway.
-        try removeEntries(victims, operation: "evict")
-        statistics.evictionCount += victims.count
-    }
-
-    /// The least recently used entries to evict, eldest first, until `size <= maxSize` or
-    /// `limit` of them: committed entries not being edited, other than the one at `sparing`.
-    ///
-    /// - Complexity: O(victims + entries being edited that the walk passes).
-    func evictionVictims(limit: Int, sparing: Int) -> [Int] {
-        guard size > maxSize else { return [] }
-        var victims: [Int] = []
-        var projected = size
-        var cursor = table.eldest
-        while projected > maxSize && cursor != -1 && victims.count < limit {
-            let entry = table[cursor]
-            if entry.isReadable && !entry.isBeingEdited && cursor != sparing {
-                victims.append(cursor)
-                projected -= entry.totalLength
-            }
-            cursor = table.indexAfter(cursor)
+        do throws(CacheError) {
+            try ensureJournalWritable(operation: "close", key: nil)
+            try trimToSize()
+            try journal.flush(operation: "close")
+        } catch {
+            failure = error
         }
-        return victims
+        let isJournalHealthy = journal.failure == nil
+        journal.close()
+        // No stray file is left once the editors are aborted and the trash is unlinked, unless
+        // a delete failed: then the next open sweeps. The marker is written while the
+        // directory is still locked, so no other cache can open before it exists.
+        for trash in takePendingDeletions() { deleteFile(trash) }
+        if failure == nil && isJournalHealthy && !hasUndeletedFiles { directory.leaveCleanMarker() }
+        releaseLock()
+        return failure
     }
 
-    /// Evictions a commit makes itself, journaled in the same write as its `CLEAN` line, so that
-    /// a steady stream of writes to a full cache needs no hand-off to the cleanup thread. The
-    /// cleanup thread takes what is left beyond this many (after a large value or a lowered
-    /// `maxSize`).
-    static let inlineEvictionLimit = 16
-
-    /// Ends an edit without publishing it: deletes its temporary files and journals the
-    /// entry's state (`CLEAN` with the old lengths, or `REMOVE` for a new entry).
-    mutating func abortEdit(at index: Int, written: [Int?]) {
-        let key = table[index].key
-        deleteTemporaries(key: key, written: written)
-        table.setEditor(index, 0)
-        guard table[index].isDirtyJournaled else {
-            // A one-shot write that never reached the journal: nothing to undo there.
-            if !table[index].isReadable { table.remove(at: index) }
-            return
-        }
-        table.setDirtyJournaled(index, false)
-        redundantOpCount += 1
-        if table[index].isReadable {
-            // Replay treats the CLEAN line as a use; so does memory, so both orders agree.
-            table.touch(index)
-            appendJournal(.clean(lengths: table[index].lengths), key: key)
-        } else {
-            table.remove(at: index)
-            appendJournal(.remove, key: key)
-        }
-        try? flushJournal(operation: "abort", key: key)
+    /// Ends the session as a process exit would: buffered READ lines are written, open editors
+    /// are left DIRTY (their files are deleted on the next open), the lock is released.
+    mutating func closeAsProcessExit() {
+        guard !isClosed else { return }
+        try? journal.flush(operation: "deinit")
+        journal.close()
+        releaseLock()
     }
 
-    mutating func deleteTemporaries(key: String, written: [Int?]) {
-        for slot in written.indices where written[slot] != nil {
-            deleteValueFile(key, slot, temporary: true)
-        }
+    /// Ends the session as a killed process would: nothing buffered is written, no marker is
+    /// left, the lock is released. For tests of recovery.
+    mutating func closeAsCrash() {
+        guard !isClosed else { return }
+        journal.close()
+        pendingDeletions.removeAll()
+        releaseLock()
     }
-}
 
-/// How often the cache was used, since it was opened.
-public struct CacheStatistics: Sendable, Hashable {
-    /// Reads that found a readable entry.
-    public var hitCount = 0
-    /// Reads that found nothing (including entries dropped because their files were gone).
-    public var missCount = 0
-    /// Committed edits.
-    public var writeCount = 0
-    /// Entries evicted to stay under `maxSize`.
-    public var evictionCount = 0
-    /// Entries removed by `remove(_:)` or `evictAll()`.
-    public var removeCount = 0
-
-    public init() {}
+    private mutating func releaseLock() {
+        lock?.release(using: fileSystem)
+        lock = nil
+        isClosed = true
+    }
 }

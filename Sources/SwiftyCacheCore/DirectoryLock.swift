@@ -5,7 +5,7 @@ import Darwin
 #elseif canImport(Musl)
 @preconcurrency import Musl
 #endif
-import Synchronization
+
 
 /// The exclusive hold a cache has on its directory: an `flock` on `journal.lock`, plus an entry
 /// in a process-wide registry so a second cache of this process fails at once, whatever path

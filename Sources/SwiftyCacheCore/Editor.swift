@@ -3,7 +3,6 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Synchronization
 
 /// An edit of one entry, obtained from ``DiskLRUCache/edit(_:)`` or ``Snapshot/edit()``.
 ///
@@ -11,8 +10,10 @@ import Synchronization
 /// renames them into place and journals the entry in one step, so readers see all old or all
 /// new values. An editor released without ``commit()`` or ``abort()`` aborts.
 ///
-/// The editor is `Sendable`, but its methods are meant to be called in sequence: each one
-/// waits for the one before it to finish.
+/// The editor is `Sendable`, but its methods are meant to be called in sequence. While a
+/// ``write(at:_:)`` closure runs, calling ``setData(_:at:)``, ``write(at:_:)`` or ``commit()``
+/// on the same editor (from the closure or another thread) throws
+/// ``CacheError/Code/editorBusy``; ``abort()`` there takes effect when the closure returns.
 public final class Editor: Sendable {
     /// The key of the entry being edited.
     public let key: String
@@ -21,16 +22,20 @@ public final class Editor: Sendable {
     private let progress: LockedState<Progress>
 
     private struct Progress {
-        /// The byte length written to each slot in this edit, `nil` where none was.
-        var written: [Int?]
+        /// What each slot holds in this edit, `nil` where nothing was written.
+        var staged: [StagedSlot?]
         var isDone = false
+        /// Whether a `write(at:)` closure is running.
+        var isWriting = false
+        /// Set by `abort()` while a closure runs; the abort happens when it returns.
+        var abortRequested = false
     }
 
     init(cache: DiskLRUCache, key: String, id: UInt64) {
         self.cache = cache
         self.key = key
         self.id = id
-        self.progress = LockedState(Progress(written: Array(repeating: nil, count: cache.valueCount)))
+        self.progress = LockedState(Progress(staged: Array(repeating: nil, count: cache.valueCount)))
     }
 
     deinit {
@@ -39,8 +44,9 @@ public final class Editor: Sendable {
 
     /// Sets slot `index` to `data`.
     ///
-    /// - Throws: ``CacheError/Code/slotOutOfRange``, ``CacheError/Code/editorFinished``, or
-    ///   ``CacheError/Code/ioFailure`` (the slot is then unwritten; the editor stays usable).
+    /// - Throws: ``CacheError/Code/slotOutOfRange``, ``CacheError/Code/editorFinished``,
+    ///   ``CacheError/Code/editorBusy``, or ``CacheError/Code/ioFailure`` (the slot is then
+    ///   unwritten; the editor stays usable).
     public func setData(_ data: Data, at index: Int) throws {
         try write(at: index) { writer in try writer.write(data) }
     }
@@ -60,37 +66,58 @@ public final class Editor: Sendable {
     /// }
     /// ```
     ///
+    /// The editor's lock is not held while `body` runs; calling this editor from inside `body`
+    /// throws ``CacheError/Code/editorBusy`` rather than deadlocking.
+    ///
     /// - Throws: The errors of ``setData(_:at:)``, and whatever `body` throws (the slot is then
     ///   unwritten).
     public func write(at index: Int, _ body: (SlotWriter) throws -> Void) throws {
-        try progress.withLock { progress in
-            guard !progress.isDone else { throw finished(operation: "write") }
-            guard progress.written.indices.contains(index) else {
+        try progress.withLock { (progress) throws(CacheError) in
+            guard !progress.isDone else { throw CacheError.editorFinished(key: key, operation: "write") }
+            guard !progress.isWriting else { throw CacheError.editorBusy(key: key, operation: "write") }
+            guard progress.staged.indices.contains(index) else {
                 throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: "write")
             }
-            progress.written[index] = nil
-            progress.written[index] = try cache.writeValueFile(key: key, slot: index) { fd in
-                let writer = SlotWriter(fd: fd, environment: cache.environment, key: key, slot: index)
-                defer { writer.isOpen = false }
-                try body(writer)
-                return writer.count
-            }
+            progress.isWriting = true
+            // Staging truncates the slot's file first: until it succeeds the slot is unwritten.
+            progress.staged[index] = nil
         }
+        var staged: StagedSlot?
+        var failure: (any Error)?
+        do {
+            staged = try cache.stage(key: key, slot: index) { storage in
+                try storage.stage(key: key, slot: index) { sink in
+                    let writer = SlotWriter(sink: sink, key: key)
+                    defer { writer.isOpen = false }
+                    try body(writer)
+                }
+            }
+        } catch {
+            failure = error
+        }
+        let abandoned: [StagedSlot?]? = progress.withLock { progress in
+            progress.isWriting = false
+            progress.staged[index] = staged
+            guard progress.abortRequested else { return nil }
+            progress.isDone = true
+            return progress.staged
+        }
+        if let abandoned { cache.abandonEdit(key: key, editorID: id, staged: abandoned) }
+        if let failure { throw failure }
     }
 
     /// The committed value of slot `index` before this edit; `nil` for a new entry.
     ///
     /// - Throws: ``CacheError/Code/slotOutOfRange``, ``CacheError/Code/editorFinished``, and
-    ///   the read errors of ``Snapshot/data(at:)``.
+    ///   the read errors of ``Snapshot/readData(at:)``.
     public func data(at index: Int) throws -> Data? {
         guard (0..<cache.valueCount).contains(index) else {
             throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: "read")
         }
-        guard !progress.withLock({ $0.isDone }) else { throw finished(operation: "read") }
-        let snapshot = try cache.locked(operation: "read", key: key) { state in
-            try cache.openSnapshot(key: key, recordingRead: false, in: &state)
+        guard !progress.withLock({ $0.isDone }) else { throw CacheError.editorFinished(key: key, operation: "read") }
+        guard let snapshot = try cache.openSnapshot(key: key, recordingRead: false, operation: "read") else {
+            return nil
         }
-        guard let snapshot else { return nil }
         defer { snapshot.close() }
         return try snapshot.readData(at: index)
     }
@@ -100,75 +127,34 @@ public final class Editor: Sendable {
     /// - Throws: ``CacheError/Code/incompleteEntry`` when a new entry (or one removed while
     ///   this editor was open) lacks a slot: the edit is aborted and no entry is left;
     ///   ``CacheError/Code/editorFinished`` after a commit or abort,
+    ///   ``CacheError/Code/editorBusy`` inside a ``write(at:_:)`` closure,
     ///   ``CacheError/Code/cacheClosed``, ``CacheError/Code/journalUnavailable``, or
     ///   ``CacheError/Code/ioFailure``. After an I/O failure the entry holds its previous
     ///   values, or, if the failure struck after some slots were published, is removed: it
     ///   never holds a mix.
     public func commit() throws {
-        try progress.withLock { progress in
-            guard !progress.isDone else { throw finished(operation: "commit") }
+        let staged = try progress.withLock { (progress) throws(CacheError) -> [StagedSlot?] in
+            guard !progress.isDone else { throw CacheError.editorFinished(key: key, operation: "commit") }
+            guard !progress.isWriting else { throw CacheError.editorBusy(key: key, operation: "commit") }
             progress.isDone = true
-            try cache.completeEdit(key: key, editorID: id, written: progress.written)
+            return progress.staged
         }
+        try cache.commitEdit(key: key, editorID: id, staged: staged)
     }
 
     /// Discards the values set in this edit; the entry keeps its previous values. Calling it
-    /// after ``commit()`` or a previous abort does nothing.
+    /// after ``commit()`` or a previous abort does nothing. Called inside a ``write(at:_:)``
+    /// closure, the edit is aborted when the closure returns.
     public func abort() {
-        progress.withLock { progress in
-            guard !progress.isDone else { return }
+        let abandoned: [StagedSlot?]? = progress.withLock { progress in
+            guard !progress.isDone else { return nil }
+            guard !progress.isWriting else {
+                progress.abortRequested = true
+                return nil
+            }
             progress.isDone = true
-            cache.abandonEdit(key: key, editorID: id, written: progress.written)
+            return progress.staged
         }
-    }
-
-    private func finished(operation: String) -> CacheError {
-        CacheError(
-            code: .editorFinished, message: "this editor was already committed or aborted",
-            key: key, operation: operation)
-    }
-}
-
-/// Receives the bytes of one slot inside ``Editor/write(at:_:)``.
-public final class SlotWriter {
-    private let fd: Int32
-    private let environment: CacheEnvironment
-    private let key: String
-    private let slot: Int
-    var isOpen = true
-    /// The number of bytes written so far.
-    public private(set) var count = 0
-
-    init(fd: Int32, environment: CacheEnvironment, key: String, slot: Int) {
-        self.fd = fd
-        self.environment = environment
-        self.key = key
-        self.slot = slot
-    }
-
-    private var path: String { environment.dirtyPath(key, slot) }
-
-    /// Appends `data` to the slot.
-    ///
-    /// - Throws: ``CacheError/Code/ioFailure``.
-    public func write(_ data: Data) throws {
-        try data.withUnsafeBytes { try write(bytes: $0) }
-    }
-
-    /// Appends raw bytes to the slot.
-    ///
-    /// - Throws: ``CacheError/Code/ioFailure``.
-    public func write(bytes: UnsafeRawBufferPointer) throws {
-        guard isOpen else {
-            throw CacheError(
-                code: .editorFinished, message: "a SlotWriter cannot be used after its write closure returns",
-                key: key, path: path, operation: "write")
-        }
-        do {
-            try environment.writeAll(fd, bytes)
-        } catch {
-            throw CacheError.io(error, operation: "write", path: path, key: key)
-        }
-        count += bytes.count
+        if let abandoned { cache.abandonEdit(key: key, editorID: id, staged: abandoned) }
     }
 }

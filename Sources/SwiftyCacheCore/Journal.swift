@@ -35,11 +35,6 @@ package enum Journal {
     static let fileName = "journal"
     static let temporaryFileName = "journal.tmp"
     static let backupFileName = "journal.bkp"
-    /// The advisory lock file; not part of the Java format, and ignored by it.
-    static let lockFileName = "journal.lock"
-    /// Left by `close()`, removed by open: its presence means no stray file can exist, so open
-    /// skips sweeping the directory. Not part of the Java format, and ignored by it.
-    static let cleanMarkerFileName = "journal.clean"
     static let magic = "libcore.io.DiskLruCache"
     static let version = "1"
     /// Redundant lines that must accumulate (and outnumber live entries) before a rebuild.

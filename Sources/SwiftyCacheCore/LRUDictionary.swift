@@ -169,6 +169,32 @@ package struct LRUDictionary<Key: Hashable, Value> {
         return result
     }
 
+    /// Checks that the linked list and the hash table agree: walking from the eldest entry
+    /// visits every key exactly once, each link's `previous` points back, and the walk ends at
+    /// the newest. Returns the first violation, `nil` when there is none.
+    ///
+    /// - Complexity: O(n).
+    package func invariantViolation() -> String? {
+        var visited = 0
+        var previous = -1
+        var cursor = eldest
+        while cursor != -1 {
+            guard visited < links.count else { return "the LRU list has a cycle" }
+            guard links[cursor].isLive, let key = keys[cursor] else { return "the LRU list reaches a free slot" }
+            guard links[cursor].previous == previous else { return "a backward link is wrong at \(cursor)" }
+            guard indexByKey[key] == cursor else { return "the hash table does not point at \(cursor)" }
+            visited += 1
+            previous = cursor
+            cursor = links[cursor].next
+        }
+        guard previous == newest else { return "the LRU walk does not end at the newest entry" }
+        guard visited == indexByKey.count else {
+            return "the LRU list holds \(visited) entries, the hash table \(indexByKey.count)"
+        }
+        guard visited + free.count == links.count else { return "slots are neither live nor free" }
+        return nil
+    }
+
     @inlinable
     package mutating func removeAll() {
         self = LRUDictionary()

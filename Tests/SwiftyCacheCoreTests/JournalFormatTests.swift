@@ -151,11 +151,13 @@ import Testing
     }
 
     @Test func rebuildWritesCleanForAOneShotEditNotYetJournaled() throws {
-        let environment = CacheEnvironment(
-            fileSystem: SystemFileSystem(), directoryPath: directory.path, appVersion: testAppVersion,
-            valueCount: 2, syncsWrites: false)
-        try environment.createDirectory()
-        var state = CacheState(environment: environment, maxSize: 100)
+        let cacheDirectory = CacheDirectory(fileSystem: SystemFileSystem(), path: directory.path)
+        try cacheDirectory.create()
+        var state = CacheState(
+            directory: cacheDirectory,
+            storage: FileStorage(directory: cacheDirectory, valueCount: 2, syncsWrites: false),
+            journal: JournalWriter(directory: cacheDirectory, appVersion: testAppVersion, valueCount: 2, syncsWrites: false),
+            maxSize: 100)
         let old = state.table.insert(key: "old", valueCount: 2)
         state.table.setReadable(old, true)
         state.table.setLengths(old, [1, 2])
@@ -170,17 +172,17 @@ import Testing
     }
 
     @Test func valueFilePathsBuiltOnTheStackMatchTheNamingScheme() throws {
-        let environment = CacheEnvironment(
-            fileSystem: SystemFileSystem(), directoryPath: "/var/cache/my app", appVersion: 1, valueCount: 2,
+        let storage = FileStorage(
+            directory: CacheDirectory(fileSystem: SystemFileSystem(), path: "/var/cache/my app"), valueCount: 2,
             syncsWrites: false)
         let longKey = String(repeating: "k", count: 120)
         for key in ["a", "key-1_x", longKey] {
             for slot in [0, 1, 9, 10, 99, 100, 12_345, Int.max] {
                 for temporary in [false, true] {
-                    let built = environment.withSlotPath(key, slot, temporary: temporary) { String(cString: $0) }
+                    let built = storage.withSlotPath(key, slot, temporary: temporary) { String(cString: $0) }
                     let expected = "/var/cache/my app/\(key).\(slot)" + (temporary ? ".tmp" : "")
                     #expect(built == expected)
-                    #expect(built == (temporary ? environment.dirtyPath(key, slot) : environment.cleanPath(key, slot)))
+                    #expect(built == storage.path(key: key, slot: slot, staged: temporary))
                 }
             }
         }

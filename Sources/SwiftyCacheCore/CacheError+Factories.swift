@@ -1,0 +1,116 @@
+/// The engine's errors, one factory per kind of failure, so that each message is written once
+/// and every error carries the key, path, operation and cause it has.
+extension CacheError {
+    /// A failed system call (or a lower error) during `operation` on `path`. A ``CacheError``
+    /// passed as `cause` is returned as it is.
+    static func ioFailure(_ cause: any Error, operation: String, path: String, key: String? = nil) -> CacheError {
+        if let error = cause as? CacheError { return error }
+        let message = (cause as? SystemCallError).map { "\($0.call) failed: \($0.errnoText)" } ?? "\(cause)"
+        return CacheError(code: .ioFailure, message: message, key: key, path: path, operation: operation, cause: cause)
+    }
+
+    static func invalidKey(_ key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .invalidKey, message: "keys must match [a-z0-9_-]{1,120}, got \(String(reflecting: key))",
+            key: key, operation: operation)
+    }
+
+    static func invalidConfiguration(
+        _ message: String, path: String? = nil, operation: String, cause: (any Error)? = nil
+    ) -> CacheError {
+        CacheError(code: .invalidConfiguration, message: message, path: path, operation: operation, cause: cause)
+    }
+
+    static func directoryLocked(_ path: String, cause: (any Error)? = nil) -> CacheError {
+        CacheError(
+            code: .directoryLocked,
+            message: "another DiskLRUCache, in this process or another, has this directory open; close it first",
+            path: path, operation: "open", cause: cause)
+    }
+
+    static func closed(operation: String, key: String? = nil) -> CacheError {
+        CacheError(code: .cacheClosed, message: "the cache is closed", key: key, operation: operation)
+    }
+
+    static func closedWhileEditing(key: String) -> CacheError {
+        CacheError(
+            code: .cacheClosed, message: "the cache was closed while this editor was open; the edit was aborted",
+            key: key, operation: "commit")
+    }
+
+    static func slotOutOfRange(_ index: Int, valueCount: Int, key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .slotOutOfRange, message: "slot \(index) is outside 0..<\(valueCount)", key: key, operation: operation)
+    }
+
+    static func wrongValueCount(expected: Int, got: Int, key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .wrongValueCount, message: "expected \(expected) values, got \(got)", key: key, operation: operation)
+    }
+
+    static func editInProgress(key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .editInProgress, message: "another editor holds this key; commit or abort it first",
+            key: key, operation: operation)
+    }
+
+    /// The journal cannot take lines since `failure`, and rebuilding it failed too.
+    static func journalUnavailable(_ failure: CacheError, operation: String, key: String?) -> CacheError {
+        CacheError(
+            code: .journalUnavailable,
+            message:
+                "an earlier journal write failed and the journal could not be rebuilt yet; edits are refused until it is, reads still work",
+            key: key, path: failure.path, operation: operation, cause: failure)
+    }
+
+    static func entryNotFound(
+        key: String, operation: String, message: String, cause: (any Error)? = nil
+    ) -> CacheError {
+        CacheError(code: .entryNotFound, message: message, key: key, operation: operation, cause: cause)
+    }
+
+    static func incompleteEntry(key: String, missingSlot: Int) -> CacheError {
+        CacheError(
+            code: .incompleteEntry,
+            message: "a new entry needs a value in every slot; slot \(missingSlot) was never written, so the edit was aborted",
+            key: key, operation: "commit")
+    }
+
+    static func editorDetached(key: String) -> CacheError {
+        CacheError(
+            code: .editorDetached, message: "the entry was removed while this editor was open; nothing was written",
+            key: key, operation: "commit")
+    }
+
+    static func editorFinished(key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .editorFinished, message: "this editor was already committed or aborted", key: key,
+            operation: operation)
+    }
+
+    static func editorBusy(key: String, operation: String) -> CacheError {
+        CacheError(
+            code: .editorBusy,
+            message: "this editor is inside a write(at:) closure; call it again after the closure returns",
+            key: key, operation: operation)
+    }
+
+    static func slotWriterClosed(key: String) -> CacheError {
+        CacheError(
+            code: .editorFinished, message: "a SlotWriter cannot be used after its write closure returns",
+            key: key, operation: "write")
+    }
+
+    static func corruptValue(key: String, path: String, found: Int, recorded: Int) -> CacheError {
+        CacheError(
+            code: .corruptValue, message: "the value holds \(found) bytes, the journal recorded \(recorded)",
+            key: key, path: path, operation: "read")
+    }
+
+    static func snapshotClosed(key: String, operation: String) -> CacheError {
+        CacheError(code: .snapshotClosed, message: "the snapshot was closed", key: key, operation: operation)
+    }
+
+    /// Whether this error's cause is a system call that found no such file or directory.
+    var isNoEntry: Bool { (cause as? SystemCallError)?.errno == Errno.noEntry }
+}

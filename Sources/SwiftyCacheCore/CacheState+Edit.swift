@@ -1,0 +1,195 @@
+/// The edit transaction: reserving a key for an editor, publishing its staged values with the
+/// journal lines that make them durable, and abandoning it. Each method decides and records
+/// everything (index, sizes, journal lines, victims) under the cache lock; the staging of
+/// values happens before, outside the lock.
+extension CacheState {
+    /// Marks `key` as being edited and returns the editor's ID; `nil` when another editor holds
+    /// the key, or when the entry changed since `expectedSequenceNumber` (snapshot edits).
+    ///
+    /// With `journalsNow`, `DIRTY` is written at once, as the Java cache does for its editors.
+    /// One-shot writes pass `false`: their `DIRTY` goes out at commit, just before the values
+    /// are published, so a crash while they are staged leaves the previous entry intact.
+    ///
+    /// - Throws: ``CacheError/Code/entryNotFound`` when `requiresEntry` and there is no
+    ///   committed entry; the journal's errors.
+    mutating func reserveEdit(
+        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsNow: Bool
+    ) throws(CacheError) -> UInt64? {
+        let existing = table.index(of: key)
+        if let expectedSequenceNumber {
+            guard let existing, table[existing].isReadable, table[existing].sequenceNumber == expectedSequenceNumber
+            else { return nil }
+        }
+        if requiresEntry {
+            guard let existing, table[existing].isReadable else {
+                throw CacheError.entryNotFound(
+                    key: key, operation: "setPartialData",
+                    message: "no entry to update; a new entry needs a value in every slot (use setData)")
+            }
+        }
+        if let existing, table[existing].isBeingEdited { return nil }
+        try ensureJournalWritable(operation: "edit", key: key)
+        let index = existing ?? table.insert(key: key, valueCount: valueCount)
+        let editorID = nextEditorID
+        nextEditorID += 1
+        table.setEditor(index, editorID)
+        guard journalsNow else { return editorID }
+        table.setDirtyJournaled(index, true)
+        table.touch(index)
+        // DIRTY reaches the OS before any value is staged, so that a crash from here on makes
+        // the next open delete this entry's files rather than trust them.
+        journal.append(.dirty, key: key)
+        do {
+            try journal.flush(operation: "edit", key: key)
+        } catch {
+            releaseEditor(at: index)
+            throw error
+        }
+        return editorID
+    }
+
+    /// Publishes an edit's staged values and journals `CLEAN`, evicting least recently used
+    /// entries if the cache is now over its limit (their `REMOVE` lines go out in the same
+    /// write as the `CLEAN` line).
+    ///
+    /// - Throws: ``CacheError/Code/cacheClosed``, ``CacheError/Code/editorDetached``,
+    ///   ``CacheError/Code/incompleteEntry``, ``CacheError/Code/journalUnavailable`` or
+    ///   ``CacheError/Code/ioFailure``. After a failure the entry holds its previous values or,
+    ///   if some were already replaced, is removed: it never holds a mix.
+    /// - Complexity: O(1) plus the storage's publish, and O(victims) when evicting.
+    mutating func completeEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) throws(CacheError) {
+        guard !isClosed else {
+            discardStaged(key: key, staged: staged)
+            throw CacheError.closedWhileEditing(key: key)
+        }
+        guard let index = table.index(of: key), table[index].editorID == editorID else {
+            discardStaged(key: key, staged: staged)
+            throw CacheError.editorDetached(key: key)
+        }
+        let entry = table[index]
+        if !entry.isReadable, let missing = staged.firstIndex(where: { $0 == nil }) {
+            abortEdit(at: index, staged: staged)
+            throw CacheError.incompleteEntry(key: key, missingSlot: missing)
+        }
+        do {
+            try ensureJournalWritable(operation: "commit", key: key)
+            if !entry.isDirtyJournaled {
+                // A one-shot write. For an existing entry, DIRTY must reach the OS before any
+                // value is published, or a crash could pair its old CLEAN line with new files. A
+                // new entry has no CLEAN line to protect: its DIRTY goes out with its CLEAN in
+                // one write, and a crash before that leaves only unreferenced files, which
+                // opening sweeps.
+                journal.append(.dirty, key: key)
+                table.setDirtyJournaled(index, true)
+                if entry.isReadable { try journal.flush(operation: "commit", key: key) }
+            }
+        } catch {
+            discardStaged(key: key, staged: staged)
+            releaseEditor(at: index)
+            throw error
+        }
+        let location: ValueLocation
+        do {
+            location = try storage.publish(key: key, staged: staged)
+        } catch {
+            if !error.publishedAny {
+                // Nothing is published yet: the old values stand.
+                abortEdit(at: index, staged: staged)
+            } else {
+                // Some slots already hold new values: drop the entry rather than serve a mix.
+                // This editor lets go first, so the entry is dropped, not kept for it.
+                discardStaged(key: key, staged: staged)
+                table.setEditor(index, 0)
+                table.setDirtyJournaled(index, false)
+                dropDamagedEntry(index)
+            }
+            throw error.error
+        }
+        var lengths = entry.lengths
+        for slot in staged.indices {
+            guard let value = staged[slot] else { continue }
+            size += value.length - lengths[slot]
+            lengths[slot] = value.length
+        }
+        table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
+        nextSequenceNumber += 1
+        table.touch(index)
+        redundantOpCount += 1
+        journal.append(.clean(lengths: lengths), key: key)
+        // A full cache evicts here, its REMOVE lines in the same journal write as the CLEAN
+        // line and its files deleted after it, as the floor of set-plus-remove needs anyway.
+        let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: index)
+        for victim in victims { journal.append(.remove, key: table[victim].key) }
+        do {
+            try journal.flush(operation: "commit", key: key)
+        } catch {
+            // The journal holds DIRTY without CLEAN, so a reopen would delete this entry:
+            // forget it now too, so that memory and disk agree. The victims stay: the rebuild
+            // that repairs the journal writes them from memory.
+            forgetEntryDeletingValues(index)
+            throw error
+        }
+        for victim in victims { forgetEntryDeletingValues(victim) }
+        redundantOpCount += victims.count
+        statistics.evictionCount += victims.count
+        do {
+            try journal.syncIfDurable(operation: "commit", key: key)
+        } catch {
+            // Not known to be on stable storage: the caller is told, and the entry is forgotten
+            // so that it is not served as if it were.
+            journal.append(.remove, key: key)
+            try? journal.flush(operation: "commit", key: key)
+            forgetEntryDeletingValues(index)
+            throw error
+        }
+        statistics.writeCount += 1
+    }
+
+    /// Ends an edit without publishing it. An editor that no longer holds its entry (removed,
+    /// or the cache closed) only has its staged values deleted.
+    mutating func abandonEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) {
+        guard !isClosed, let index = table.index(of: key), table[index].editorID == editorID else {
+            discardStaged(key: key, staged: staged)
+            return
+        }
+        abortEdit(at: index, staged: staged)
+    }
+
+    /// Ends the edit of the entry at `index` without publishing it: deletes its staged values
+    /// and journals the entry's state (`CLEAN` with the old lengths, or `REMOVE` for a new
+    /// entry).
+    mutating func abortEdit(at index: Int, staged: [StagedSlot?]) {
+        let key = table[index].key
+        discardStaged(key: key, staged: staged)
+        table.setEditor(index, 0)
+        guard table[index].isDirtyJournaled else {
+            // A one-shot write that never reached the journal: nothing to undo there.
+            if !table[index].isReadable { table.remove(at: index) }
+            return
+        }
+        table.setDirtyJournaled(index, false)
+        redundantOpCount += 1
+        if table[index].isReadable {
+            // Replay treats the CLEAN line as a use; so does memory, so both orders agree.
+            table.touch(index)
+            journal.append(.clean(lengths: table[index].lengths), key: key)
+        } else {
+            table.remove(at: index)
+            journal.append(.remove, key: key)
+        }
+        try? journal.flush(operation: "abort", key: key)
+    }
+
+    /// Frees the entry at `index` of its editor after the edit failed before anything was
+    /// published; a new entry, never committed, is dropped.
+    private mutating func releaseEditor(at index: Int) {
+        table.setEditor(index, 0)
+        table.setDirtyJournaled(index, false)
+        if !table[index].isReadable { table.remove(at: index) }
+    }
+
+    /// Deletes an edit's staged values, best effort.
+    mutating func discardStaged(key: String, staged: [StagedSlot?]) {
+        if !storage.discard(key: key, staged: staged) { hasUndeletedFiles = true }
+    }
+}

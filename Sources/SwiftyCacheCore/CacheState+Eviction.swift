@@ -1,0 +1,63 @@
+/// Eviction: which entries leave when the cache is over ``CacheState/maxSize``.
+extension CacheState {
+    /// Evictions a commit makes itself, journaled in the same write as its `CLEAN` line, so that
+    /// a steady stream of writes to a full cache needs no hand-off to the cleanup thread. The
+    /// cleanup thread takes what is left beyond this many (after a large value or a lowered
+    /// `maxSize`).
+    static let inlineEvictionLimit = 16
+
+    /// Evicts least recently used entries until `size <= maxSize`, skipping entries being edited.
+    ///
+    /// - Complexity: O(evicted entries + entries being edited).
+    mutating func trimToSize() throws(CacheError) {
+        guard size > maxSize else { return }
+        let victims = evictionVictims(limit: Int.max, sparing: -1)
+        // Deleted under the lock: deferring them costs a rename each, and on Linux creates,
+        // renames and unlinks in one directory serialize in the kernel anyway.
+        try removeEntries(victims, operation: "evict")
+        statistics.evictionCount += victims.count
+    }
+
+    /// The least recently used entries to evict, eldest first, until `size <= maxSize` or
+    /// `limit` of them: committed entries not being edited, other than the one at `sparing`.
+    ///
+    /// - Complexity: O(victims + entries being edited that the walk passes).
+    func evictionVictims(limit: Int, sparing: Int) -> [Int] {
+        guard size > maxSize else { return [] }
+        var victims: [Int] = []
+        var projected = size
+        var cursor = table.eldest
+        while projected > maxSize && cursor != -1 && victims.count < limit {
+            let entry = table[cursor]
+            if entry.isReadable && !entry.isBeingEdited && cursor != sparing {
+                victims.append(cursor)
+                projected -= entry.totalLength
+            }
+            cursor = table.indexAfter(cursor)
+        }
+        return victims
+    }
+
+    /// One pass of background maintenance: repairs a broken journal, evicts down to `maxSize`,
+    /// and compacts the journal when redundant lines outnumber entries. Failures leave the work
+    /// for the next pass (claimed by the next operation); they never surface as crashes.
+    mutating func runCleanup() {
+        isCleanupScheduled = false
+        guard !isClosed else { return }
+        do {
+            try ensureJournalWritable(operation: "cleanup", key: nil)
+            try trimToSize()
+            if isJournalRebuildRequired { try rebuildJournal() }
+        } catch {
+            // Recorded in the journal writer's failure where it matters; retried on the next pass.
+        }
+    }
+
+    /// Evicts down to `maxSize`, writes buffered lines, and compacts the journal if due.
+    mutating func flush() throws(CacheError) {
+        try ensureJournalWritable(operation: "flush", key: nil)
+        try trimToSize()
+        try journal.flush(operation: "flush")
+        if isJournalRebuildRequired { try rebuildJournal() }
+    }
+}

@@ -1,0 +1,365 @@
+/// Values in one file per slot, the Java `DiskLruCache` layout: `key.0`, `key.1`, … hold the
+/// committed values; an edit writes `key.i.tmp` and publishing renames it over `key.i`.
+///
+/// A committed file is never written in place, so a descriptor opened on it keeps reading the
+/// same bytes after a later commit renames a new file over the name, or a removal unlinks it.
+struct FileStorage: ValueStorage {
+    let directory: CacheDirectory
+    let valueCount: Int
+    /// Whether each staged file is `fsync`ed before it is closed.
+    let syncsWrites: Bool
+    /// The directory's path and a slash, as bytes, for building value-file paths on the stack.
+    private let directoryPrefix: [UInt8]
+
+    init(directory: CacheDirectory, valueCount: Int, syncsWrites: Bool) {
+        self.directory = directory
+        self.valueCount = valueCount
+        self.syncsWrites = syncsWrites
+        self.directoryPrefix = Array(directory.path.utf8) + [UInt8(ascii: "/")]
+    }
+
+    private var fileSystem: any FileSystem { directory.fileSystem }
+
+    // MARK: Names
+
+    /// `key.slot`: the committed value of one slot.
+    func cleanPath(_ key: String, _ slot: Int) -> String {
+        var path = ""
+        path.reserveCapacity(directory.path.utf8.count + key.utf8.count + 8)
+        path += directory.path
+        path += "/"
+        path += key
+        path += "."
+        path += String(slot)
+        return path
+    }
+
+    /// `key.slot.tmp`: the value an edit is writing.
+    func dirtyPath(_ key: String, _ slot: Int) -> String {
+        var path = cleanPath(key, slot)
+        path += ".tmp"
+        return path
+    }
+
+    func path(key: String, slot: Int, staged: Bool) -> String {
+        staged ? dirtyPath(key, slot) : cleanPath(key, slot)
+    }
+
+    /// Calls `body` with the NUL-terminated path of a value file, `key.slot` or, when
+    /// `temporary`, `key.slot.tmp`, built in stack memory: the per-operation paths allocate
+    /// nothing. The pointer is valid only inside `body`.
+    @inline(__always)
+    func withSlotPath<Result, Failure: Error>(
+        _ key: String, _ slot: Int, temporary: Bool,
+        _ body: (UnsafePointer<CChar>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var key = key
+        // Keys are validated ASCII of at most 120 bytes; a slot number has at most 19 digits.
+        let capacity = directoryPrefix.count + key.utf8.count + 32
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) {
+            (buffer) throws(Failure) -> Result in
+            var count = 0
+            directoryPrefix.withUnsafeBufferPointer { prefix in
+                for byte in prefix {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            key.withUTF8 { utf8 in
+                for byte in utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            buffer[count] = UInt8(ascii: ".")
+            count += 1
+            var digits = 1
+            var power = 10
+            while slot >= power && digits < 19 {
+                digits += 1
+                power = power &* 10
+            }
+            var remaining = slot
+            for position in stride(from: count + digits - 1, through: count, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: remaining % 10)
+                remaining /= 10
+            }
+            count += digits
+            if temporary {
+                for byte in ".tmp".utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            buffer[count] = 0
+            // Never nil with a non-zero capacity; an empty path would only fail the call.
+            guard let base = buffer.baseAddress else { return try body("") }
+            return try UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: count + 1) {
+                (path) throws(Failure) -> Result in
+                try body(path)
+            }
+        }
+    }
+
+    /// Deletes a value file, `key.slot` or `key.slot.tmp`; its absence is not an error.
+    func removeValueFileIfPresent(_ key: String, _ slot: Int, temporary: Bool) throws(SystemCallError) {
+        let fileSystem = self.fileSystem
+        do {
+            try withSlotPath(key, slot, temporary: temporary) { path throws(SystemCallError) in
+                try fileSystem.unlink(cString: path)
+            }
+        } catch where error.errno == Errno.noEntry {
+            return
+        }
+    }
+
+    // MARK: Staging
+
+    func stage(key: String, slot: Int, contents: UnsafeRawBufferPointer) throws(CacheError) -> StagedSlot {
+        let fileSystem = self.fileSystem
+        let result: Result<Int, any Error> = Result {
+            try writeTemporary(key: key, slot: slot) { fd in
+                do {
+                    try fileSystem.writeAll(fd, contents)
+                } catch {
+                    throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+                }
+                return contents.count
+            }
+        }
+        switch result {
+        case .success(let length): return StagedSlot(length: length)
+        case .failure(let error as CacheError): throw error
+        case .failure(let error): throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+        }
+    }
+
+    func stage(key: String, slot: Int, streaming body: (any SlotSink) throws -> Void) throws -> StagedSlot {
+        let length = try writeTemporary(key: key, slot: slot) { fd in
+            let sink = FileSlotSink(fd: fd, fileSystem: fileSystem, path: { dirtyPath(key, slot) }, key: key)
+            try body(sink)
+            return sink.count
+        }
+        return StagedSlot(length: length)
+    }
+
+    /// Creates `key.slot.tmp` (truncating a leftover), lets `body` write it, and closes it;
+    /// returns what `body` returns, the byte count. On any failure the file is deleted.
+    ///
+    /// - Complexity: One `open`, `body`'s writes and one `close` (plus `fsync` with
+    ///   `syncsWrites`); the path is built on the stack.
+    private func writeTemporary(key: String, slot: Int, _ body: (Int32) throws -> Int) throws -> Int {
+        let fd = try createTemporaryFile(key: key, slot: slot)
+        var isOpen = true
+        do {
+            let count = try body(fd)
+            if syncsWrites { try fileSystem.fsync(fd) }
+            isOpen = false
+            try fileSystem.close(fd)
+            return count
+        } catch {
+            if isOpen { try? fileSystem.close(fd) }
+            try? removeValueFileIfPresent(key, slot, temporary: true)
+            if let error = error as? SystemCallError {
+                throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+            }
+            throw error
+        }
+    }
+
+    /// Opens a new, empty `key.slot.tmp` for writing. A vanished directory is reported as an
+    /// ``CacheError/Code/ioFailure`` whose cause is `ENOENT`; the cache recreates it and retries.
+    private func createTemporaryFile(key: String, slot: Int) throws(CacheError) -> Int32 {
+        let fileSystem = self.fileSystem
+        let create = { () throws(SystemCallError) -> Int32 in
+            try withSlotPath(key, slot, temporary: true) { path throws(SystemCallError) in
+                try fileSystem.open(cString: path, flags: OpenFlags.createTruncate, mode: FileModes.file)
+            }
+        }
+        do {
+            return try create()
+        } catch where error.errno == Errno.loop {
+            // Something planted a symbolic link where the temporary file goes. `O_NOFOLLOW`
+            // refused it; remove the link itself and write a regular file.
+            do {
+                try removeValueFileIfPresent(key, slot, temporary: true)
+                return try create()
+            } catch {
+                throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+            }
+        } catch {
+            throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+        }
+    }
+
+    // MARK: Publishing
+
+    /// Renames each staged `key.i.tmp` over `key.i`, in slot order.
+    func publish(key: String, staged: [StagedSlot?]) throws(PublishFailure) -> ValueLocation {
+        var publishedAny = false
+        for slot in staged.indices where staged[slot] != nil {
+            do throws(SystemCallError) {
+                let fileSystem = self.fileSystem
+                try withSlotPath(key, slot, temporary: true) { dirty throws(SystemCallError) in
+                    try withSlotPath(key, slot, temporary: false) { clean throws(SystemCallError) in
+                        try fileSystem.rename(cString: dirty, to: clean)
+                    }
+                }
+            } catch {
+                let failure = CacheError.ioFailure(error, operation: "commit", path: dirtyPath(key, slot), key: key)
+                throw PublishFailure(error: failure, publishedAny: publishedAny)
+            }
+            publishedAny = true
+        }
+        return .none
+    }
+
+    func discard(key: String, staged: [StagedSlot?]) -> Bool {
+        var deletedAll = true
+        for slot in staged.indices where staged[slot] != nil {
+            do { try removeValueFileIfPresent(key, slot, temporary: true) } catch { deletedAll = false }
+        }
+        return deletedAll
+    }
+
+    // MARK: Reading
+
+    /// Opens every slot file of `key` and checks its length against the journal's.
+    ///
+    /// - Complexity: One `open` and one `fstat` per slot.
+    func open(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> OpenedValues? {
+        let fileSystem = self.fileSystem
+        var descriptors: [Int32] = []
+        descriptors.reserveCapacity(valueCount)
+        for slot in 0..<valueCount {
+            do throws(SystemCallError) {
+                let fd = try withSlotPath(key, slot, temporary: false) { path throws(SystemCallError) in
+                    try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
+                }
+                descriptors.append(fd)
+                guard try fileSystem.size(of: fd) == Int64(lengths[slot]) else {
+                    throw SystemCallError(call: "fstat", errno: Errno.io)
+                }
+            } catch {
+                for fd in descriptors { try? fileSystem.close(fd) }
+                // The file was deleted, replaced by a link or truncated underneath the cache.
+                let isDamage = error.errno == Errno.noEntry || error.errno == Errno.loop || error.call == "fstat"
+                guard isDamage else {
+                    throw CacheError.ioFailure(error, operation: "snapshot", path: cleanPath(key, slot), key: key)
+                }
+                return nil
+            }
+        }
+        return OpenedValues(descriptors: descriptors)
+    }
+
+    func read(
+        _ values: OpenedValues, slot: Int, key: String, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+    ) throws(CacheError) -> Int {
+        do {
+            return try fileSystem.read(values.descriptors[slot], into: buffer, at: Int64(offset))
+        } catch {
+            throw CacheError.ioFailure(error, operation: "read", path: cleanPath(key, slot), key: key)
+        }
+    }
+
+    func close(_ values: OpenedValues) {
+        for fd in values.descriptors { try? fileSystem.close(fd) }
+    }
+
+    // MARK: Deleting
+
+    func delete(key: String, location: ValueLocation) -> Bool {
+        var deletedAll = true
+        for slot in 0..<valueCount {
+            do { try removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }
+        }
+        return deletedAll
+    }
+
+    func deleteEverything(of key: String) -> Bool {
+        var deletedAll = true
+        for slot in 0..<valueCount {
+            for temporary in [false, true] {
+                do { try removeValueFileIfPresent(key, slot, temporary: temporary) } catch { deletedAll = false }
+            }
+        }
+        return deletedAll
+    }
+
+    /// Deletes `.tmp` files and value files (`key.N`) that no live entry refers to.
+    func sweep(isLive: (String) -> Bool) -> Int {
+        guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return 0 }
+        var removed = 0
+        for name in names where isStray(name, isLive: isLive) {
+            if (try? fileSystem.unlink(directory.path(name))) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    private func isStray(_ name: String, isLive: (String) -> Bool) -> Bool {
+        if name.hasSuffix(".tmp") { return true }
+        guard let (key, slot) = Self.parseValueFileName(name) else { return false }
+        return !isLive(key) || slot >= valueCount
+    }
+
+    /// The key and slot of a committed value file's name, `key.N`; `nil` for any other name.
+    static func parseValueFileName(_ name: String) -> (key: String, slot: Int)? {
+        let utf8 = name.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let keyPart = String(name[..<dot])
+        let slotPart = utf8[utf8.index(after: dot)...]
+        guard !slotPart.isEmpty, slotPart.count <= 9,
+            slotPart.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            Journal.isValidKey(keyPart)
+        else { return nil }
+        return (keyPart, slotPart.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+    }
+
+    // MARK: Accounting
+
+    /// The bytes held by the committed value files (`key.N`) in `directory`, for a cache that
+    /// is not open. Links and special files are not counted, and nothing is followed.
+    ///
+    /// - Complexity: O(files in the directory): one `lstat`, `open` and `fstat` per value file.
+    static func valueBytes(in directory: CacheDirectory) -> Int {
+        let fileSystem = directory.fileSystem
+        guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return 0 }
+        var total = 0
+        for name in names where parseValueFileName(name) != nil {
+            let path = directory.path(name)
+            guard (try? fileSystem.kind(of: path)) == .regular,
+                let fd = try? fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
+            else { continue }
+            let (sum, overflow) = total.addingReportingOverflow(Int(clamping: (try? fileSystem.size(of: fd)) ?? 0))
+            total = overflow ? Int.max : sum
+            try? fileSystem.close(fd)
+        }
+        return total
+    }
+}
+
+/// Writes a staged slot file for ``Editor/write(at:_:)``.
+final class FileSlotSink: SlotSink {
+    private let fd: Int32
+    private let fileSystem: any FileSystem
+    private let path: () -> String
+    private let key: String
+    private(set) var count = 0
+
+    init(fd: Int32, fileSystem: any FileSystem, path: @escaping () -> String, key: String) {
+        self.fd = fd
+        self.fileSystem = fileSystem
+        self.path = path
+        self.key = key
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(CacheError) {
+        do {
+            try fileSystem.writeAll(fd, bytes)
+        } catch {
+            throw CacheError.ioFailure(error, operation: "write", path: path(), key: key)
+        }
+        count += bytes.count
+    }
+}

@@ -1,0 +1,24 @@
+/// What opening the cache found and repaired.
+public struct RecoveryReport: Sendable, Hashable {
+    /// Why the directory was emptied (a journal header that did not match, or a corrupt line),
+    /// or `nil` when the journal was read as is. The Java cache does the same, silently.
+    public var wipeReason: String?
+    /// Whether `journal.bkp` was promoted because `journal` was missing (a crash mid-rebuild).
+    public var restoredBackup = false
+    /// Entries whose edit never finished (a `DIRTY` line with no `CLEAN` or `REMOVE`); their
+    /// files were deleted.
+    public var droppedIncompleteEntries = 0
+    /// Leftover `.tmp` files and value files no entry refers to, deleted on open.
+    public var removedStrayFiles = 0
+    /// Whether the directory was swept for stray files. It is skipped when the previous session
+    /// ended with `close()`, which leaves none.
+    public var sweptDirectory = false
+    /// Whether the journal was rewritten on open (for example after a torn last line).
+    public var rebuiltJournal = false
+
+    /// Whether the directory was emptied because its journal was unusable.
+    public var wasWiped: Bool { wipeReason != nil }
+
+    /// An empty report: nothing found, nothing repaired.
+    public init() {}
+}
