@@ -149,7 +149,7 @@ struct StatsCommand: Command {
         let library = try arguments.openLibrary()
         let counters = library.counters
         output.line("cache:   \(library.root.path(percentEncoded: false))")
-        output.line("entries: \(library.pages.disk.count)")
+        output.line("entries: \(library.pages.count)")
         output.line("used:    \(formatBytes(library.pages.diskSize)) of \(formatBytes(library.maxSize))")
         output.line("hits:    \(counters.hits)")
         output.line("misses:  \(counters.misses)")
@@ -182,7 +182,7 @@ struct ClearCommand: Command {
 
     func run(_ arguments: Arguments, output: Output) async throws -> Int32 {
         let library = try arguments.openLibrary()
-        let count = library.pages.disk.count
+        let count = library.pages.count
         try await library.pages.removeAll()
         output.line("removed \(count) pages")
         return 0

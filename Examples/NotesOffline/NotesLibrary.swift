@@ -43,10 +43,13 @@ struct NotesLibrary: Sendable {
         do {
             pages = try store.objects("pages", of: Page.self, keyType: URL.self, maxDiskSize: self.maxSize, memoryLimit: 64)
             meta = try store.objects("meta", of: UsageCounters.self, maxDiskSize: 1 << 20, memoryLimit: 4)
-        } catch let error as CacheError where error.code == .directoryLocked {
-            throw FetchError(description: "the cache at \(self.root.path(percentEncoded: false)) is in use by another notes-offline; wait for it to finish")
-        } catch let error as CacheError {
-            throw FetchError(description: "cannot open the cache at \(self.root.path(percentEncoded: false)): \(error.message)\(error.path.map { " (\($0))" } ?? "")")
+        } catch let error as ObjectCacheError {
+            // The store wraps the engine's error; its code says why the directory did not open.
+            let cause = error.cause as? CacheError
+            if cause?.code == .directoryLocked {
+                throw FetchError(description: "the cache at \(self.root.path(percentEncoded: false)) is in use by another notes-offline; wait for it to finish")
+            }
+            throw FetchError(description: "cannot open the cache at \(self.root.path(percentEncoded: false)): \(error.message)\(cause?.path.map { " (\($0))" } ?? "")")
         }
     }
 

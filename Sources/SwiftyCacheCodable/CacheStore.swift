@@ -74,9 +74,7 @@ public final class CacheStore: Sendable {
         return try opened.withLock { opened in
             if let existing = opened[name] {
                 guard let cache = existing as? ObjectCache<Key, Value> else {
-                    throw ObjectCacheError(
-                        code: .namespaceConflict,
-                        message: "namespace \(name) is already open as \(type(of: existing))", operation: "objects")
+                    throw ObjectCacheError.namespaceConflict(name, openAs: type(of: existing))
                 }
                 return cache
             }
@@ -110,7 +108,7 @@ public final class CacheStore: Sendable {
             if let cache = open[name] as? any SizedCache {
                 total += cache.diskSize
             } else {
-                total += Self.valueBytes(in: directory.appending(path: name, directoryHint: .isDirectory))
+                total += DiskLRUCache.storedValueBytes(in: directory.appending(path: name, directoryHint: .isDirectory))
             }
         }
         return total
@@ -118,7 +116,7 @@ public final class CacheStore: Sendable {
 
     /// Empties every namespace: open caches are cleared, the folders of the others deleted.
     ///
-    /// - Throws: The first failure, after trying every namespace.
+    /// - Throws: ``ObjectCacheError``: the first failure, after trying every namespace.
     public func clearAll() throws {
         let open = opened.withLock { $0 }
         var failure: (any Error)?
@@ -127,10 +125,10 @@ public final class CacheStore: Sendable {
                 if let cache = open[name] as? any SizedCache {
                     try cache.removeAll()
                 } else {
-                    try FileManager.default.removeItem(at: directory.appending(path: name, directoryHint: .isDirectory))
+                    try DiskLRUCache.removeDirectory(at: directory.appending(path: name, directoryHint: .isDirectory))
                 }
             } catch {
-                failure = failure ?? error
+                failure = failure ?? ObjectCacheError.wrapping(error, key: nil, operation: "clearAll")
             }
         }
         if let failure { throw failure }
@@ -146,33 +144,11 @@ public final class CacheStore: Sendable {
             }
         }
         guard !name.isEmpty, name.utf8.count <= 255, allowed, !name.hasPrefix(".") else {
-            throw ObjectCacheError(
-                code: .invalidConfiguration,
-                message: "a namespace must be a plain folder name (letters, digits, - _ .), got \(String(reflecting: name))",
+            throw ObjectCacheError.invalidConfiguration(
+                "a namespace must be a plain folder name (letters, digits, - _ .), got \(String(reflecting: name))",
                 operation: operation)
         }
     }
-
-    private static func valueBytes(in directory: URL) -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))) ?? []
-        var total = 0
-        for name in names where isValueFileName(name) {
-            let path = directory.appending(path: name).path(percentEncoded: false)
-            total += ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-        }
-        return total
-    }
-}
-
-/// Whether `name` looks like an engine value file, `key.N`.
-private func isValueFileName(_ name: String) -> Bool {
-    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
-    let keyIsValid = parts[0].utf8.allSatisfy { byte in
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
-    return keyIsValid && parts[1].utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
 }
 
 /// What the store needs of a cache whatever its types.

@@ -84,6 +84,15 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     func contains(_ key: Key) -> Bool { items.index(of: key) != nil }
 
+    /// Whether a value for `key` is in memory and fresh, without touching or counting it.
+    ///
+    /// - Complexity: O(1).
+    func peek(_ key: Key, now: Date) -> Lookup {
+        guard let index = items.index(of: key), let item = items.value(at: index) else { return .miss }
+        if let expires = item.expires, expires <= now { return .expired(wasUnsaved: item.isUnsaved) }
+        return .hit(item.value)
+    }
+
     /// Stores a value, replacing any other, and returns its version.
     @discardableResult
     mutating func store(_ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?) -> UInt64 {

@@ -29,8 +29,9 @@ public import SwiftyCacheCore
 /// memory hit never waits for another key's read or write. The synchronous methods block on
 /// disk I/O; from `async` code use the `async` overloads.
 public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>: Sendable {
-    /// The engine underneath, for its size and statistics.
-    public let disk: DiskLRUCache
+    /// The engine underneath. The package's tests and benchmarks look at it; users see
+    /// ``count``, ``diskSize`` and ``statistics``.
+    package let disk: DiskLRUCache
     /// How values are encoded.
     public let format: ObjectCacheFormat
     /// The time-to-live of entries written without `expiresAfter`; `nil` keeps them until evicted.
@@ -61,8 +62,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///   - keyHasher: Maps keys to engine keys. The default is SHA-256.
     ///   - diskOptions: Options for the engine, such as `fsync` on commit.
     ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
-    /// - Throws: ``ObjectCacheError`` for a bad parameter; the engine's ``CacheError`` when the
-    ///   directory cannot be opened (locked by another cache, not a directory, I/O failure).
+    /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/invalidConfiguration`` for a bad
+    ///   parameter, ``ObjectCacheError/Code/diskFailure`` (the engine's ``CacheError`` as its
+    ///   cause) when the directory cannot be opened: locked by another cache, not a directory,
+    ///   an I/O failure.
     public convenience init(
         directory: URL,
         maxDiskSize: Int = 50 << 20,
@@ -98,17 +101,19 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         fileSystem: any FileSystem
     ) throws {
         guard memoryLimit >= 0, (memoryByteLimit ?? 0) >= 0 else {
-            throw ObjectCacheError(
-                code: .invalidConfiguration, message: "memory limits must not be negative", operation: "open")
+            throw ObjectCacheError.invalidConfiguration("memory limits must not be negative", operation: "open")
         }
         let attachmentCount = (Value.self as? any CacheAttachments.Type)?.attachmentCount ?? 0
         guard attachmentCount >= 0 else {
-            throw ObjectCacheError(
-                code: .invalidConfiguration, message: "attachmentCount must not be negative", operation: "open")
+            throw ObjectCacheError.invalidConfiguration("attachmentCount must not be negative", operation: "open")
         }
-        self.disk = try DiskLRUCache(
-            directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
-            maxSize: maxDiskSize, options: diskOptions, fileSystem: fileSystem)
+        do {
+            self.disk = try DiskLRUCache(
+                directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
+                maxSize: maxDiskSize, options: diskOptions, fileSystem: fileSystem)
+        } catch {
+            throw ObjectCacheError.wrapping(error, key: nil, operation: "open")
+        }
         self.format = format
         self.defaultTimeToLive = defaultTimeToLive
         self.memory = LockedState(MemoryTier(countLimit: memoryLimit, byteLimit: memoryByteLimit))
@@ -186,9 +191,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// - Throws: ``ObjectCacheError`` for an index out of range or a disk failure.
     public func attachment(_ index: Int, forKey key: Key) throws -> Data? {
         guard (0..<attachmentCount).contains(index) else {
-            throw ObjectCacheError(
-                code: .invalidConfiguration, message: "attachment \(index) is outside 0..<\(attachmentCount)",
-                key: "\(key)", operation: "attachment")
+            throw ObjectCacheError.invalidConfiguration(
+                "attachment \(index) is outside 0..<\(attachmentCount)", key: "\(key)", operation: "attachment")
         }
         if let pending = memory.withLock({ $0.pendingSave(for: key) }),
             let attachable = pending.value as? any CacheAttachments
@@ -366,14 +370,57 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// The bytes the entries take on disk (values, envelopes and attachments).
     public var diskSize: Int { disk.size }
 
+    /// The number of values the cache holds: the entries on disk, plus unsaved values in
+    /// memory whose key is not on disk yet. Expired entries count until they are removed.
+    ///
+    /// - Complexity: O(unsaved values): each is hashed and looked up on disk.
+    public var count: Int {
+        let unsaved = memory.withLock { $0.unsaved }
+        var total = disk.count
+        for pending in unsaved {
+            guard let keyBytes = try? KeyCoding.bytes(of: pending.key),
+                (try? disk.contains(keyHasher.engineKey(for: keyBytes))) != true
+            else { continue }
+            total += 1
+        }
+        return total
+    }
+
+    /// Whether the cache holds no value, on disk or unsaved in memory.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Whether the cache holds a value for `key` that has not expired, in memory or on disk.
+    /// It does not count as a read and does not decode the value.
+    ///
+    /// - Throws: ``ObjectCacheError`` for a key that cannot be encoded or a disk failure.
+    /// - Complexity: O(1) for a value in memory; otherwise one read of the entry's envelope.
+    public func contains(_ key: Key) throws -> Bool {
+        let now = clock()
+        switch memory.withLock({ $0.peek(key, now: now) }) {
+        case .hit: return true
+        case .expired: return false
+        case .miss: break
+        }
+        let keyBytes = try encodeKey(key, operation: "contains")
+        return try diskCall(key, operation: "contains") {
+            guard let snapshot = try disk.peekSnapshot(forKey: keyHasher.engineKey(for: keyBytes)) else {
+                return false
+            }
+            defer { snapshot.close() }
+            guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)) else { return false }
+            return envelope.keyBytes == keyBytes && !envelope.isExpired(at: now)
+        }
+    }
+
     /// Saves unsaved values, then closes the disk cache. Later calls throw.
     ///
-    /// - Throws: A save failure (the cache is closed regardless) or a close failure.
+    /// - Throws: ``ObjectCacheError``: a save failure (the cache is closed regardless) or a
+    ///   close failure.
     public func close() throws {
         var failure: (any Error)?
         do { try save() } catch { failure = error }
         memory.withLock { $0.removeAll() }
-        do { try disk.close() } catch { failure = failure ?? error }
+        do { try diskCall(nil, operation: "close") { try disk.close() } } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
 
@@ -451,9 +498,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             do {
                 payload = try format.encode(value)
             } catch {
-                throw ObjectCacheError(
-                    code: .encodingFailed, message: "the value could not be encoded", key: "\(key)",
-                    operation: operation, cause: error)
+                throw ObjectCacheError.encodingFailed("value", key: "\(key)", operation: operation, cause: error)
             }
             codec = format.codec
         }
@@ -461,10 +506,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         if attachmentCount > 0 {
             let parts = (value as? any CacheAttachments)?.attachments ?? []
             guard parts.count == attachmentCount else {
-                throw ObjectCacheError(
-                    code: .attachmentCountMismatch,
-                    message: "expected \(attachmentCount) attachments, the value returned \(parts.count)",
-                    key: "\(key)", operation: operation)
+                throw ObjectCacheError.attachmentCountMismatch(
+                    expected: attachmentCount, got: parts.count, key: "\(key)", operation: operation)
             }
             slots += parts
         }
@@ -514,19 +557,16 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         do {
             return try KeyCoding.bytes(of: key)
         } catch {
-            throw ObjectCacheError(
-                code: .encodingFailed, message: "the key could not be encoded", key: "\(key)",
-                operation: operation, cause: error)
+            throw ObjectCacheError.encodingFailed("key", key: "\(key)", operation: operation, cause: error)
         }
     }
 
     /// Runs an engine call, wrapping its error with the key and operation.
-    func diskCall<T>(_ key: Key?, operation: String, _ body: () throws -> T) throws -> T {
+    func diskCall<T>(_ key: Key?, operation: String, _ body: () throws -> T) throws(ObjectCacheError) -> T {
         do {
             return try body()
-        } catch let error as CacheError {
-            throw ObjectCacheError(
-                code: .diskFailure, message: error.message, key: key.map { "\($0)" }, operation: operation, cause: error)
+        } catch {
+            throw ObjectCacheError.wrapping(error, key: key.map { "\($0)" }, operation: operation)
         }
     }
 

@@ -1,6 +1,8 @@
 import SwiftyCacheCore
 
-/// The error ``ObjectCache`` and ``CacheStore`` throw.
+/// The one error type ``ObjectCache`` and ``CacheStore`` throw. A failure of the disk engine
+/// is wrapped with the code ``Code/diskFailure`` and the engine's ``CacheError`` as its
+/// ``cause``.
 public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is; extensible like ``CacheError/Code``.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -18,10 +20,13 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
         /// A ``CacheAttachments`` value returned the wrong number of parts.
         public static let attachmentCountMismatch = Code("attachment count mismatch")
 
+        /// The code's name, such as `"disk failure"`.
         public var description: String { name }
     }
 
+    /// What kind of failure this is.
     public var code: Code
+    /// A sentence describing the failure.
     public var message: String
     /// The key concerned, as text.
     public var key: String?
@@ -30,6 +35,8 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
     /// The underlying error: an encoding error or a ``CacheError``.
     public var cause: (any Error)?
 
+    /// Creates an error. The library builds its errors through named factories; this
+    /// initializer is for code that wraps or tests them.
     public init(code: Code, message: String, key: String? = nil, operation: String? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
@@ -38,41 +45,46 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// `code: message (operation: …, key: …): cause`.
     public var description: String {
         describeFailure(code: "\(code)", message: message, context: [("operation", operation), ("key", key)], cause: cause)
     }
 }
 
-/// Things an ``ObjectCache`` handled on its own and reports to its event handler.
-public enum ObjectCacheEvent<Key: Sendable>: Sendable {
-    /// A stored value no longer decodes (the type changed); it was removed and read as a miss.
-    case decodingFailed(key: Key, error: any Error)
-    /// An entry written in another format or envelope version was read as a miss and removed.
-    case incompatibleEntry(key: Key)
-    /// Another key's value sits under the same hash; it was read as a miss.
-    case hashCollision(key: Key)
-    /// An expired entry was removed.
-    case expired(key: Key)
-    /// Saving an unsaved value failed while it was being evicted from memory; it stays in memory.
-    case saveFailed(key: Key, error: any Error)
-}
+extension ObjectCacheError {
+    /// The engine failed during `operation`; its error becomes the cause.
+    static func diskFailure(_ error: CacheError, key: String?, operation: String) -> ObjectCacheError {
+        ObjectCacheError(code: .diskFailure, message: error.message, key: key, operation: operation, cause: error)
+    }
 
-/// Counters of an ``ObjectCache`` since it was opened.
-public struct ObjectCacheStatistics: Sendable, Hashable {
-    /// Reads answered from memory.
-    public var memoryHits = 0
-    /// Reads answered from disk.
-    public var diskHits = 0
-    /// Reads that found nothing (including expired, incompatible and undecodable entries).
-    public var misses = 0
-    /// Stored values that failed to decode.
-    public var decodeFailures = 0
-    /// Values dropped from memory to stay under its limits (saved first when unsaved).
-    public var memoryEvictions = 0
-    /// Values written to disk, by `set` or `save`.
-    public var saves = 0
-    /// Entries found expired and removed.
-    public var expirations = 0
+    /// Wraps any error that is not already an ``ObjectCacheError``: the engine's as
+    /// ``Code/diskFailure``, anything else (a file-system error of the store) likewise, with
+    /// its text.
+    static func wrapping(_ error: any Error, key: String?, operation: String) -> ObjectCacheError {
+        if let error = error as? ObjectCacheError { return error }
+        if let error = error as? CacheError { return diskFailure(error, key: key, operation: operation) }
+        return ObjectCacheError(code: .diskFailure, message: "\(error)", key: key, operation: operation, cause: error)
+    }
 
-    public init() {}
+    static func invalidConfiguration(_ message: String, key: String? = nil, operation: String) -> ObjectCacheError {
+        ObjectCacheError(code: .invalidConfiguration, message: message, key: key, operation: operation)
+    }
+
+    /// A value or key (`what`) that its encoder rejected.
+    static func encodingFailed(_ what: String, key: String, operation: String, cause: any Error) -> ObjectCacheError {
+        ObjectCacheError(
+            code: .encodingFailed, message: "the \(what) could not be encoded", key: key, operation: operation,
+            cause: cause)
+    }
+
+    static func namespaceConflict(_ name: String, openAs existing: Any.Type) -> ObjectCacheError {
+        ObjectCacheError(
+            code: .namespaceConflict, message: "namespace \(name) is already open as \(existing)", operation: "objects")
+    }
+
+    static func attachmentCountMismatch(expected: Int, got: Int, key: String, operation: String) -> ObjectCacheError {
+        ObjectCacheError(
+            code: .attachmentCountMismatch, message: "expected \(expected) attachments, the value returned \(got)",
+            key: key, operation: operation)
+    }
 }

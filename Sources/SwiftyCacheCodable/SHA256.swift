@@ -3,7 +3,7 @@
 /// against the NIST vectors.
 ///
 /// Whole 64-byte blocks are compressed straight from the input; only a partial block is copied.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
@@ -11,10 +11,10 @@ public struct SHA256: Sendable {
     private var pending: [UInt8] = []
     private var totalLength: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
     /// Feeds more bytes.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         if let done: Void = bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) {
             return done
         }
@@ -23,7 +23,7 @@ public struct SHA256: Sendable {
     }
 
     /// Feeds more bytes from memory.
-    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+    package mutating func update(_ buffer: UnsafeRawBufferPointer) {
         totalLength &+= UInt64(buffer.count)
         var offset = 0
         if !pending.isEmpty {
@@ -42,7 +42,7 @@ public struct SHA256: Sendable {
     }
 
     /// The 32-byte digest of everything fed so far.
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         finish()
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
@@ -106,7 +106,7 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         let hasher = finished(bytes)
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
@@ -115,7 +115,7 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
-    public static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
         let hasher = finished(bytes)
         return String(unsafeUninitializedCapacity: 64) { text in
             let digits: StaticString = "0123456789abcdef"

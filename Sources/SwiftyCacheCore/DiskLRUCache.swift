@@ -218,6 +218,13 @@ public final class DiskLRUCache: Sendable {
         SnapshotSequence(cache: self, keys: try keys())
     }
 
+    /// A snapshot of the entry for `key` that does not count as a read and leaves the LRU order
+    /// as it is; `nil` on a miss. For layers above the engine that look at an entry's metadata.
+    package func peekSnapshot(forKey key: String) throws -> Snapshot? {
+        try validate(key, operation: "snapshot")
+        return try openSnapshot(key: key, recordingRead: false, operation: "snapshot")
+    }
+
     /// Opens a snapshot; with `recordingRead`, the read counts and moves the entry in LRU order.
     func openSnapshot(key: String, recordingRead: Bool, operation: String) throws -> Snapshot? {
         let opened = try locked(operation: operation, key: key, claimsCleanup: recordingRead) {
@@ -282,66 +289,6 @@ public final class DiskLRUCache: Sendable {
         }
     }
 
-    /// A one-shot write: reserve the key, stage each slot outside the lock, commit; no
-    /// ``Editor`` object.
-    private func writeAtOnce(
-        key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: String, value: (Int) -> Data
-    ) throws {
-        let editorID = try locked(operation: "edit", key: key) {
-            try $0.reserveEdit(
-                key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsNow: false)
-        }
-        guard let editorID else { throw CacheError.editInProgress(key: key, operation: operation) }
-        var staged = [StagedSlot?](repeating: nil, count: valueCount)
-        do {
-            for slot in slots {
-                let data = value(slot)
-                staged[slot] = try stage(key: key, slot: slot) { storage in
-                    try data.withUnsafeBytes { buffer in try storage.stage(key: key, slot: slot, contents: buffer) }
-                }
-            }
-        } catch {
-            abandonEdit(key: key, editorID: editorID, staged: staged)
-            throw error
-        }
-        try commitEdit(key: key, editorID: editorID, staged: staged)
-    }
-
-    /// Starts an edit; `nil` when another editor holds the key, or when the entry changed since
-    /// `expectedSequenceNumber` (snapshot edits).
-    func beginEdit(key: String, expectedSequenceNumber: UInt64?) throws -> Editor? {
-        let editorID = try locked(operation: "edit", key: key) {
-            try $0.reserveEdit(
-                key: key, expectedSequenceNumber: expectedSequenceNumber, requiresEntry: false, journalsNow: true)
-        }
-        return editorID.map { Editor(cache: self, key: key, id: $0) }
-    }
-
-    /// Stages one slot through `write`, outside the lock. If the directory was deleted
-    /// underneath the cache, the state recreates it and the slot is staged once more.
-    func stage<Result>(
-        key: String, slot: Int, _ write: (any ValueStorage) throws -> Result
-    ) throws -> Result {
-        do {
-            return try write(storage)
-        } catch let error as CacheError where error.isNoEntry {
-            try locked(operation: "restore directory") { try $0.restoreMissingDirectory() }
-            return try write(storage)
-        }
-    }
-
-    /// Publishes an edit's staged slots; see ``CacheState/completeEdit(key:editorID:staged:)``.
-    func commitEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) throws {
-        try withState(claimsCleanup: true) { (state) throws(CacheError) in
-            try state.completeEdit(key: key, editorID: editorID, staged: staged)
-        }
-    }
-
-    /// Ends an edit without publishing it.
-    func abandonEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) {
-        withState { $0.abandonEdit(key: key, editorID: editorID, staged: staged) }
-    }
-
     // MARK: Removing
 
     /// Removes the entry for `key`. An editor open on it goes on as if creating the entry anew:
@@ -402,47 +349,5 @@ public final class DiskLRUCache: Sendable {
     /// stands after a crash.
     package func simulateCrash() {
         withState { $0.closeAsCrash() }
-    }
-
-    // MARK: Helpers
-
-    func validate(_ key: String, operation: String) throws(CacheError) {
-        guard Journal.isValidKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
-    }
-
-    /// Runs `body` under the lock, after checking that the cache is open.
-    func locked<T>(
-        operation: String, key: String? = nil, claimsCleanup: Bool = false,
-        _ body: (inout CacheState) throws -> T
-    ) throws -> T {
-        try withState(claimsCleanup: claimsCleanup) { (state) throws -> T in
-            guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
-            return try body(&state)
-        }
-    }
-
-    /// Runs `body` under the lock; then, with the lock released, unlinks the files it moved to
-    /// the trash and, with `claimsCleanup`, schedules the background cleanup if the state
-    /// needs it. In debug builds, checks the state's invariants before releasing the lock.
-    func withState<T, Failure: Error>(
-        claimsCleanup: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
-    ) throws(Failure) -> T {
-        var trash: [String] = []
-        var needsCleanup = false
-        defer {
-            // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
-            // a clean marker sweeps it, and a failed delete here only costs that marker.
-            for path in trash { try? cacheDirectory.fileSystem.removeFileIfPresent(path) }
-            if needsCleanup { scheduleCleanup() }
-        }
-        return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
-            defer {
-                if !state.pendingDeletions.isEmpty { trash = state.takePendingDeletions() }
-                state.checkInvariants()
-            }
-            let result = try body(&state)
-            if claimsCleanup { needsCleanup = state.claimCleanup() }
-            return result
-        }
     }
 }

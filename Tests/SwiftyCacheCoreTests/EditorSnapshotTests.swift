@@ -173,6 +173,37 @@ import Testing
         expectError(.incompleteEntry) { try editor.commit() }
     }
 
+    @Test func editorCalledFromInsideItsWriteClosureThrowsInsteadOfDeadlocking() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k", "old0", "old1")
+        let editor = try #require(try cache.edit("k"))
+        try editor.write(at: 0) { writer in
+            try writer.write(Data("new0".utf8))
+            // The editor's lock is not held here: each call answers at once.
+            expectError(.editorBusy) { try editor.setData(Data("x".utf8), at: 1) }
+            expectError(.editorBusy) { try editor.commit() }
+            #expect(try editor.data(at: 0) == Data("old0".utf8))
+        }
+        try editor.setString("new1", at: 1)
+        try editor.commit()
+        #expect(try cache.strings("k") == ["new0", "new1"])
+    }
+
+    @Test func abortInsideTheWriteClosureAbortsWhenTheClosureReturns() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("k", "old0", "old1")
+        let editor = try #require(try cache.edit("k"))
+        try editor.write(at: 0) { writer in
+            try writer.write(Data("new0".utf8))
+            editor.abort()
+        }
+        expectError(.editorFinished) { try editor.commit() }
+        #expect(try cache.strings("k") == ["old0", "old1"])
+        #expect(!JournalFixture.fileExists("k.0.tmp", in: directory.url))
+        // The key is free again: the abort released it.
+        #expect(try cache.edit("k") != nil)
+    }
+
     @Test func removeDuringAPartialEditLeavesNoEntry() throws {
         let cache = try openCache(directory.url)
         try cache.set("k1", "A", "B")

@@ -44,12 +44,20 @@ import Testing
     @Test func reopenWithoutCloseKeepsCommittedEntries() throws {
         let first = try openCache(url)
         try first.set("k1", "A", "B")
-        // Simulate a crash: the lock goes with the process, so release it without close().
-        let journalBefore = try JournalFixture.bodyLines(in: url)
-        #expect(journalBefore == ["DIRTY k1", "CLEAN k1 1 1"])
-        try first.close()
+        try first.set("k2", "C", "D")
+        #expect(try first.remove("k2"))
+        _ = try first.strings("k1")  // a READ line, still buffered when the process dies
+        #expect(try JournalFixture.bodyLines(in: url) == ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k2", "CLEAN k2 1 1", "REMOVE k2"])
+        // A crash: nothing buffered is written, no clean marker is left, the lock goes with the
+        // process. close() is never called.
+        first.simulateCrash()
+        #expect(!JournalFixture.fileExists("journal.clean", in: url))
         let second = try openCache(url)
+        #expect(second.recoveryReport.sweptDirectory)  // no marker: the crash is noticed
+        #expect(!second.recoveryReport.wasWiped)
         #expect(try second.strings("k1") == ["A", "B"])
+        #expect(try second.strings("k2") == nil)
+        #expect(second.size == 2)
     }
 
     @Test func crashedEditDeletesAllFilesOfThatKey() throws {

@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The glue between the public writing API (``DiskLRUCache/setData(_:forKey:)``, ``Editor``)
+/// and the edit transaction of ``CacheState``: reserve under the lock, stage outside it,
+/// publish under it.
+extension DiskLRUCache {
+    /// A one-shot write: reserve the key, stage each slot outside the lock, commit; no
+    /// ``Editor`` object.
+    func writeAtOnce(
+        key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: String, value: (Int) -> Data
+    ) throws {
+        let editorID = try locked(operation: "edit", key: key) {
+            try $0.reserveEdit(
+                key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsNow: false)
+        }
+        guard let editorID else { throw CacheError.editInProgress(key: key, operation: operation) }
+        var staged = [StagedSlot?](repeating: nil, count: valueCount)
+        do {
+            for slot in slots {
+                let data = value(slot)
+                staged[slot] = try stage(key: key, slot: slot) { storage in
+                    try data.withUnsafeBytes { buffer in try storage.stage(key: key, slot: slot, contents: buffer) }
+                }
+            }
+        } catch {
+            abandonEdit(key: key, editorID: editorID, staged: staged)
+            throw error
+        }
+        try commitEdit(key: key, editorID: editorID, staged: staged)
+    }
+
+    /// Starts an edit; `nil` when another editor holds the key, or when the entry changed since
+    /// `expectedSequenceNumber` (snapshot edits).
+    func beginEdit(key: String, expectedSequenceNumber: UInt64?) throws -> Editor? {
+        let editorID = try locked(operation: "edit", key: key) {
+            try $0.reserveEdit(
+                key: key, expectedSequenceNumber: expectedSequenceNumber, requiresEntry: false, journalsNow: true)
+        }
+        return editorID.map { Editor(cache: self, key: key, id: $0) }
+    }
+
+    /// Stages one slot through `write`, outside the lock. If the directory was deleted
+    /// underneath the cache, the state recreates it and the slot is staged once more.
+    func stage<Result>(
+        key: String, slot: Int, _ write: (any ValueStorage) throws -> Result
+    ) throws -> Result {
+        do {
+            return try write(storage)
+        } catch let error as CacheError where error.isNoEntry {
+            try locked(operation: "restore directory") { try $0.restoreMissingDirectory() }
+            return try write(storage)
+        }
+    }
+
+    /// Publishes an edit's staged slots; see ``CacheState/completeEdit(key:editorID:staged:)``.
+    func commitEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) throws {
+        try withState(claimsCleanup: true) { (state) throws(CacheError) in
+            try state.completeEdit(key: key, editorID: editorID, staged: staged)
+        }
+    }
+
+    /// Ends an edit without publishing it.
+    func abandonEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) {
+        withState { $0.abandonEdit(key: key, editorID: editorID, staged: staged) }
+    }
+}

@@ -1,0 +1,43 @@
+/// How every operation of ``DiskLRUCache`` reaches its state: under the one lock, with the
+/// slow parts (unlinking trash, waking the cleanup thread) after the lock is released.
+extension DiskLRUCache {
+    func validate(_ key: String, operation: String) throws(CacheError) {
+        guard Journal.isValidKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
+    }
+
+    /// Runs `body` under the lock, after checking that the cache is open.
+    func locked<T>(
+        operation: String, key: String? = nil, claimsCleanup: Bool = false,
+        _ body: (inout CacheState) throws -> T
+    ) throws -> T {
+        try withState(claimsCleanup: claimsCleanup) { (state) throws -> T in
+            guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
+            return try body(&state)
+        }
+    }
+
+    /// Runs `body` under the lock; then, with the lock released, unlinks the files it moved to
+    /// the trash and, with `claimsCleanup`, schedules the background cleanup if the state
+    /// needs it. In debug builds, checks the state's invariants before releasing the lock.
+    func withState<T, Failure: Error>(
+        claimsCleanup: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        var trash: [String] = []
+        var needsCleanup = false
+        defer {
+            // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
+            // a clean marker sweeps it, and a failed delete here only costs that marker.
+            for path in trash { try? cacheDirectory.fileSystem.removeFileIfPresent(path) }
+            if needsCleanup { scheduleCleanup() }
+        }
+        return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
+            defer {
+                if !state.pendingDeletions.isEmpty { trash = state.takePendingDeletions() }
+                state.checkInvariants()
+            }
+            let result = try body(&state)
+            if claimsCleanup { needsCleanup = state.claimCleanup() }
+            return result
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Synchronization
+import Testing
+
+/// The object layer's own surface: its counts, and that every failure reaches the caller as an
+/// `ObjectCacheError` with the engine's error, when there is one, as its cause.
+@Suite struct ObjectCacheSurfaceTests {
+    let directory = TemporaryDirectory()
+
+    @Test func countIsEmptyAndContainsSeeDiskAndUnsavedValues() throws {
+        let clock = TestClock()
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10, clock: clock.function)
+        #expect(cache.isEmpty)
+        #expect(cache.count == 0)
+        #expect(try !cache.contains("a"))
+        try cache.set("on disk", forKey: "a")
+        cache["b"] = "unsaved"
+        try cache.set("short-lived", forKey: "c", expiresAfter: .seconds(10))
+        cache["a"] = "unsaved over a saved value"  // on disk already: counted once
+        #expect(cache.count == 3)
+        #expect(!cache.isEmpty)
+        #expect(try cache.contains("a"))
+        #expect(try cache.contains("b"))
+        #expect(try cache.contains("c"))
+        #expect(try !cache.contains("z"))
+        clock.advance(by: 11)
+        #expect(try !cache.contains("c"))  // expired, in memory and on disk alike
+        cache.clearMemory()  // saves b and the new a
+        #expect(try cache.contains("b"))  // now from disk, through the envelope
+        #expect(try !cache.contains("c"))
+        #expect(cache.count == 3)  // c still occupies disk until read or removed
+        #expect(try cache.removeExpired() == 1)
+        #expect(cache.count == 2)
+        let before = cache.statistics
+        _ = try cache.contains("a")
+        #expect(cache.statistics == before)  // not a read
+    }
+
+    @Test func containsIsFalseForAnotherKeyUnderTheSameHash() throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url, keyHasher: ConstantHasher())
+        try cache.set("value of a", forKey: "a")
+        cache.clearMemory()
+        #expect(try cache.contains("a"))
+        #expect(try !cache.contains("b"))
+    }
+
+    @Test func aLockedDirectoryIsAnObjectCacheErrorCausedByTheEngine() throws {
+        let first = try ObjectCache<String, String>(directory: directory.url)
+        do {
+            _ = try ObjectCache<String, String>(directory: directory.url)
+            Issue.record("a second cache opened the same directory")
+        } catch let error as ObjectCacheError {
+            #expect(error.code == .diskFailure)
+            #expect(error.operation == "open")
+            let cause = try #require(error.cause as? CacheError)
+            #expect(cause.code == .directoryLocked)
+        }
+        try first.close()
+    }
+
+    @Test func closeAndUseAfterCloseThrowObjectCacheError() throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url)
+        try cache.set("v", forKey: "k")
+        try cache.close()
+        for call in [{ try cache.set("w", forKey: "k") }, { _ = try cache.removePermanently(forKey: "k") }] {
+            do {
+                try call()
+                Issue.record("a closed cache accepted a call")
+            } catch let error as ObjectCacheError {
+                #expect((error.cause as? CacheError)?.code == .cacheClosed)
+            }
+        }
+    }
+
+    @Test func storeSizesAndClearsClosedNamespacesThroughTheEngine() throws {
+        let recordedSize: Int
+        do {
+            let first = CacheStore(directory: directory.url)
+            let cache = try first.objects("a", of: String.self)
+            try cache.set(String(repeating: "x", count: 500), forKey: "k")
+            recordedSize = cache.diskSize
+            try cache.close()
+        }
+        // A file of the user's beside the namespaces is never counted.
+        try Data(repeating: 1, count: 9_999).write(to: directory.appending("a/notes.0.backup"))
+        let store = CacheStore(directory: directory.url)
+        #expect(store.totalSize() == recordedSize)
+        try store.clearAll()
+        #expect(store.namespaces() == [])
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("a").path(percentEncoded: false)))
+    }
+
+    @Test func clearingANamespaceOpenElsewhereThrowsAndKeepsIt() throws {
+        let owner = CacheStore(directory: directory.url)
+        let cache = try owner.objects("busy", of: String.self)
+        try cache.set("v", forKey: "k")
+        let other = CacheStore(directory: directory.url)
+        do {
+            try other.clearAll()
+            Issue.record("a namespace open in another store was deleted")
+        } catch let error as ObjectCacheError {
+            #expect((error.cause as? CacheError)?.code == .directoryLocked)
+        }
+        #expect(try cache.value(forKey: "k") == "v")
+        try cache.close()
+    }
+}

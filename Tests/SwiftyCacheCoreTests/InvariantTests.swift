@@ -1,0 +1,98 @@
+import Foundation
+@testable import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+/// The state's consistency checks: they hold after every public operation (every test runs
+/// them, in debug builds, each time the lock is released), they catch a broken state, and
+/// the index's fallbacks for a stale index are assertions, not silent dummies.
+@Suite struct InvariantTests {
+    let directory = TemporaryDirectory()
+
+    private func makeState() throws -> CacheState {
+        let cacheDirectory = CacheDirectory(fileSystem: SystemFileSystem(), path: directory.path)
+        try cacheDirectory.create()
+        return CacheState(
+            directory: cacheDirectory,
+            storage: FileStorage(directory: cacheDirectory, valueCount: 2, syncsWrites: false),
+            journal: JournalWriter(directory: cacheDirectory, appVersion: 1, valueCount: 2, syncsWrites: false),
+            maxSize: 100)
+    }
+
+    @Test func aStateBuiltThroughItsMethodsIsConsistent() throws {
+        var state = try makeState()
+        state.lock = try state.directory.acquireLock()
+        _ = try state.recover()
+        let editorID = try #require(
+            try state.reserveEdit(key: "k", expectedSequenceNumber: nil, requiresEntry: false, journalsNow: true))
+        let staged = try ["ab", "cde"].enumerated().map { slot, text in
+            try Data(text.utf8).withUnsafeBytes { try state.storage.stage(key: "k", slot: slot, contents: $0) }
+        }
+        try state.completeEdit(key: "k", editorID: editorID, staged: staged)
+        #expect(state.invariantViolation() == nil)
+        #expect(state.size == 5)
+        #expect(try state.remove(key: "k"))
+        #expect(state.invariantViolation() == nil)
+        #expect(state.close() == nil)
+        #expect(state.invariantViolation() == nil)
+    }
+
+    @Test func aWrongSizeIsCaught() throws {
+        var state = try makeState()
+        state.lock = try state.directory.acquireLock()
+        let index = state.table.insert(key: "k", valueCount: 2)
+        state.table.setCommitted(index, lengths: [3, 4])
+        state.size = 6
+        #expect(state.invariantViolation() == "size is 6 but the committed lengths sum to 7")
+        state.size = 7
+        #expect(state.invariantViolation() == nil)
+        state.lock?.release(using: state.fileSystem)
+    }
+
+    @Test func anEntryNeitherCommittedNorEditedIsCaught() throws {
+        var state = try makeState()
+        state.lock = try state.directory.acquireLock()
+        _ = state.table.insert(key: "orphan", valueCount: 2)
+        #expect(state.invariantViolation() == "entry orphan is neither committed nor being edited")
+        state.lock?.release(using: state.fileSystem)
+    }
+
+    @Test func aDirtyLineWithoutAnEditorIsCaught() throws {
+        var state = try makeState()
+        state.lock = try state.directory.acquireLock()
+        let index = state.table.insert(key: "k", valueCount: 2)
+        state.table.setCommitted(index, lengths: [0, 0])
+        state.table.setDirtyJournaled(index, true)
+        #expect(state.invariantViolation() == "entry k has a DIRTY line but no editor")
+        state.lock?.release(using: state.fileSystem)
+    }
+
+    @Test func aBrokenLRUListIsCaught() {
+        var dictionary = LRUDictionary<String, Int>()
+        let a = dictionary.insert(1, forKey: "a")
+        dictionary.insert(2, forKey: "b")
+        #expect(dictionary.invariantViolation() == nil)
+        dictionary.links[a].next = -1  // the walk now stops after "a"
+        #expect(dictionary.invariantViolation() != nil)
+    }
+
+    #if DEBUG
+    @Test func readingAStaleIndexStopsADebugBuild() async {
+        await #expect(processExitsWith: .failure) {
+            var table = EntryTable()
+            let index = table.insert(key: "k", valueCount: 1)
+            table.remove(at: index)
+            _ = table[index]
+        }
+    }
+
+    @Test func removingAStaleIndexStopsADebugBuild() async {
+        await #expect(processExitsWith: .failure) {
+            var table = EntryTable()
+            let index = table.insert(key: "k", valueCount: 1)
+            table.remove(at: index)
+            table.remove(at: index)
+        }
+    }
+    #endif
+}
