@@ -26,7 +26,9 @@ struct Options {
         }
         func numbers(_ text: String, _ name: String) throws -> [Int] {
             let parsed = text.split(separator: ",").compactMap { Int($0) }
-            guard !parsed.isEmpty, parsed.allSatisfy({ $0 > 0 }) else { throw UsageError("\(name) takes positive numbers") }
+            guard !parsed.isEmpty, parsed.allSatisfy({ $0 > 0 }) else {
+                throw UsageError("\(name) takes positive numbers")
+            }
             return parsed
         }
         while let argument = rest.popFirst() {
@@ -73,14 +75,18 @@ struct Report: Codable {
 }
 
 func machineDescription() -> String {
-    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    let cpu =
+        (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
         .split(separator: "\n").first { $0.hasPrefix("model name") }?
         .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-    return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu), \(ProcessInfo.processInfo.operatingSystemVersionString)"
+    return
+        "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu), \(ProcessInfo.processInfo.operatingSystemVersionString)"
 }
 
 func format(_ rate: Double) -> String {
-    rate >= 1_000_000 ? String(format: "%.2fM", rate / 1_000_000) : rate >= 1000 ? String(format: "%.1fk", rate / 1000) : String(format: "%.1f", rate)
+    rate >= 1_000_000
+        ? String(format: "%.2fM", rate / 1_000_000)
+        : rate >= 1000 ? String(format: "%.1fk", rate / 1000) : String(format: "%.1f", rate)
 }
 
 @main
@@ -102,7 +108,8 @@ enum SwiftyCacheBench {
         var derived: [String: Double] = [:]
         func add(_ pairs: [(engine: Figure, floor: Figure?)]) {
             for (workload, baseline) in pairs {
-                let ratio = workload.pairedCostRatio ?? baseline.map { $0.opsPerSecond / max(workload.opsPerSecond, 1e-12) }
+                let ratio =
+                    workload.pairedCostRatio ?? baseline.map { $0.opsPerSecond / max(workload.opsPerSecond, 1e-12) }
                 let row = Report.Row(workload: workload, baseline: baseline, costRatio: ratio)
                 rows.append(row)
                 printRow(row)
@@ -111,7 +118,8 @@ enum SwiftyCacheBench {
         print("machine: \(machineDescription())")
         print(String(repeating: "-", count: 118))
         print(
-            "workload".padding(toLength: 40, withPad: " ", startingAt: 0) + "ops/s (min-max)".padding(toLength: 28, withPad: " ", startingAt: 0)
+            "workload".padding(toLength: 40, withPad: " ", startingAt: 0)
+                + "ops/s (min-max)".padding(toLength: 28, withPad: " ", startingAt: 0)
                 + "p50 µs   p99 µs   baseline ops/s   cost ratio (quartiles)")
         if options.workloads.contains("engine") {
             for size in options.valueSizes {
@@ -121,7 +129,8 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("scaling") {
             settle()
-            let figures = try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch).run()
+            let figures = try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch)
+                .run()
             add(figures)
             for (name, ratio) in ScalingWorkloads.flatness(figures, sizes: options.scalingSizes) {
                 derived[name] = ratio
@@ -130,11 +139,16 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("reopen") {
             settle()
-            add(try ReopenWorkload(count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch).run())
+            add(
+                try ReopenWorkload(
+                    count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch
+                ).run())
         }
         if options.workloads.contains("durability") {
             settle()
-            add(try DurabilityWorkload(count: max(options.count / 20, 20), rounds: options.rounds, scratch: scratch).run())
+            add(
+                try DurabilityWorkload(count: max(options.count / 20, 20), rounds: options.rounds, scratch: scratch)
+                    .run())
         }
         if options.workloads.contains("object") {
             settle()
@@ -157,12 +171,15 @@ enum SwiftyCacheBench {
     static func printRow(_ row: Report.Row) {
         let w = row.workload
         var line = w.name.padding(toLength: 40, withPad: " ", startingAt: 0)
-        line += "\(format(w.opsPerSecond)) (\(format(w.opsPerSecondLow))-\(format(w.opsPerSecondHigh)))".padding(toLength: 28, withPad: " ", startingAt: 0)
+        line += "\(format(w.opsPerSecond)) (\(format(w.opsPerSecondLow))-\(format(w.opsPerSecondHigh)))".padding(
+            toLength: 28, withPad: " ", startingAt: 0)
         if w.operations == 1 {
-            line += String(format: "%8.1f ms total", w.medianSeconds * 1000).padding(toLength: 34, withPad: " ", startingAt: 0)
+            line += String(format: "%8.1f ms total", w.medianSeconds * 1000).padding(
+                toLength: 34, withPad: " ", startingAt: 0)
         } else {
             line += String(format: "%7.2f  %7.2f   ", w.p50Microseconds ?? .nan, w.p99Microseconds ?? .nan)
-            line += (row.baseline.map { format($0.opsPerSecond) } ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0)
+            line += (row.baseline.map { format($0.opsPerSecond) } ?? "-").padding(
+                toLength: 17, withPad: " ", startingAt: 0)
         }
         if let ratio = row.costRatio { line += String(format: "%.2f×", ratio) }
         if let low = w.pairedCostRatioLow, let high = w.pairedCostRatioHigh {

@@ -11,7 +11,9 @@ struct EngineWorkloads {
     /// Figures by workload, engine and floor side by side.
     func run() throws -> [(engine: Figure, floor: Figure?)] {
         var generator = SeededGenerator(seed: 42)
-        let pool = (0..<64).map { _ in [randomData(valueSize, using: &generator), randomData(valueSize, using: &generator)] }
+        let pool = (0..<64).map { _ in
+            [randomData(valueSize, using: &generator), randomData(valueSize, using: &generator)]
+        }
         let keys = (0..<count).map { "key-\($0)" }
         var order = Array(0..<count)
         order.shuffle(using: &generator)
@@ -24,22 +26,26 @@ struct EngineWorkloads {
             var cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
             let bare = Floor(directory: cacheDirectory, valueCount: 2)
             var results: [(String, Run, Run)] = []
-            let (se, sf) = try alternating(count, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
-                                           second: { bare.set(keys[$0], pool[$0 % 64]) })
+            let (se, sf) = try alternating(
+                count, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
+                second: { bare.set(keys[$0], pool[$0 % 64]) })
             results.append(("set", se, sf))
-            let (ge, gf) = try alternating(count, first: { _ = try cache.data(forKey: keys[order[$0]]) },
-                                           second: { _ = bare.get(keys[order[$0]]) })
+            let (ge, gf) = try alternating(
+                count, first: { _ = try cache.data(forKey: keys[order[$0]]) },
+                second: { _ = bare.get(keys[order[$0]]) })
             results.append(("get", ge, gf))
-            let (oe, of) = try alternating(count, first: { try cache.setData(pool[($0 + 1) % 64], forKey: keys[order[$0]]) },
-                                           second: { bare.set(keys[order[$0]], pool[($0 + 1) % 64]) })
+            let (oe, of) = try alternating(
+                count, first: { try cache.setData(pool[($0 + 1) % 64], forKey: keys[order[$0]]) },
+                second: { bare.set(keys[order[$0]], pool[($0 + 1) % 64]) })
             results.append(("overwrite", oe, of))
             let miss = try timed(count) { _ = try cache.snapshot(forKey: "absent-\($0)") }
             try cache.close()
             let reopen = try timed(1, perOperation: false) { _ in
                 cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
             }
-            let (re, rf) = try alternating(count, first: { _ = try cache.remove(keys[order[$0]]) },
-                                           second: { bare.remove(keys[order[$0]]) })
+            let (re, rf) = try alternating(
+                count, first: { _ = try cache.remove(keys[order[$0]]) },
+                second: { bare.remove(keys[order[$0]]) })
             results.append(("remove", re, rf))
             try cache.close()
 
@@ -49,11 +55,12 @@ struct EngineWorkloads {
             let churnCache = try DiskLRUCache(
                 directory: churnDirectory, appVersion: 1, valueCount: 2, maxSize: count * entrySize)
             let churnFloor = Floor(directory: churnDirectory, valueCount: 2)
-            let (ce, cf) = try alternating(4 * count, first: { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") },
-                                           second: { i in
-                                               churnFloor.set("churn-\(i)", pool[i % 64])
-                                               if i >= count { churnFloor.remove("churn-\(i - count)") }
-                                           })
+            let (ce, cf) = try alternating(
+                4 * count, first: { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") },
+                second: { i in
+                    churnFloor.set("churn-\(i)", pool[i % 64])
+                    if i >= count { churnFloor.remove("churn-\(i - count)") }
+                })
             results.append(("churn", ce, cf))
             try churnCache.close()
             guard round >= 0 else { continue }
@@ -96,9 +103,11 @@ struct ScalingWorkloads {
         for name in ["set", "get", "reopen"] {
             let unit = name == "reopen" ? "entry" : "operation"
             for floor in [false, true] {
-                guard let a = perOperation(name, small, floor: floor), let b = perOperation(name, large, floor: floor), a > 0
+                guard let a = perOperation(name, small, floor: floor), let b = perOperation(name, large, floor: floor),
+                    a > 0
                 else { continue }
-                ratios.append(("scaling \(floor ? "floor " : "")\(name): per-\(unit) cost at \(large) / at \(small)", b / a))
+                ratios.append(
+                    ("scaling \(floor ? "floor " : "")\(name): per-\(unit) cost at \(large) / at \(small)", b / a))
             }
         }
         return ratios
@@ -118,10 +127,12 @@ struct ScalingWorkloads {
                 let directory = scratch.fresh("scale-\(size)")
                 let cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
                 let bare = Floor(directory: directory, valueCount: 2)
-                let (se, sf) = try alternating(size, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
-                                               second: { bare.set(keys[$0], pool[$0 % 64]) })
-                let (ge, gf) = try alternating(size, first: { _ = try cache.data(forKey: keys[order[$0]]) },
-                                               second: { _ = bare.get(keys[order[$0]]) })
+                let (se, sf) = try alternating(
+                    size, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
+                    second: { bare.set(keys[$0], pool[$0 % 64]) })
+                let (ge, gf) = try alternating(
+                    size, first: { _ = try cache.data(forKey: keys[order[$0]]) },
+                    second: { _ = bare.get(keys[order[$0]]) })
                 try cache.close()
                 // The median of five reopens: one reopen of 1k entries takes well under a
                 // millisecond, where a single hiccup of the machine would dominate.

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -111,7 +112,9 @@ func alternating(
 
 /// Summaries of a workload and its baseline, run together by `alternating`, with the paired
 /// cost ratio filled in on the workload's figure.
-func summarizePair(_ name: String, _ runs: [Run], baseline baselineName: String, _ baselineRuns: [Run]) -> (Figure, Figure) {
+func summarizePair(_ name: String, _ runs: [Run], baseline baselineName: String, _ baselineRuns: [Run]) -> (
+    Figure, Figure
+) {
     var figure = summarize(name, runs)
     let baseline = summarize(baselineName, baselineRuns)
     var ratios: [Double] = []

@@ -47,7 +47,8 @@ struct ObjectCacheWorkloads {
                     second: { try engine.setData([envelope, encoder(notes[$0])], forKey: engineKeys[$0]) })
                 let (go, gb) = try alternating(
                     count, first: { _ = try cache.value(forKey: keys[$0]) },
-                    second: { i in if let slots = try engine.data(forKey: engineKeys[i]) { _ = try decoder(slots[1]) } })
+                    second: { i in if let slots = try engine.data(forKey: engineKeys[i]) { _ = try decoder(slots[1]) } }
+                )
                 let asyncGet = try await timedAsync(count) { _ = try await cache.value(forKey: keys[$0]) }
                 if round >= 0 {
                     runs["set", default: []].append(so)
@@ -57,12 +58,20 @@ struct ObjectCacheWorkloads {
                     runs["async get", default: []].append(asyncGet)
                 }
             }
-            results.append(summarizePair(
-                "object set \(label)", runs["set"] ?? [], baseline: "encode+engine set \(label)", runs["set base"] ?? []))
-            results.append(summarizePair(
-                "object get \(label)", runs["get"] ?? [], baseline: "engine+decode get \(label)", runs["get base"] ?? []))
+            results.append(
+                summarizePair(
+                    "object set \(label)", runs["set"] ?? [], baseline: "encode+engine set \(label)",
+                    runs["set base"] ?? []))
+            results.append(
+                summarizePair(
+                    "object get \(label)", runs["get"] ?? [], baseline: "engine+decode get \(label)",
+                    runs["get base"] ?? []))
             if label == "json" {
-                results.append((summarize("object async get json", runs["async get"] ?? []), summarize("object get json", runs["get"] ?? [])))
+                results.append(
+                    (
+                        summarize("object async get json", runs["async get"] ?? []),
+                        summarize("object get json", runs["get"] ?? [])
+                    ))
             }
         }
 
@@ -117,12 +126,15 @@ struct ObjectCacheWorkloads {
                 _ = SHA256.hexDigest(Data("s:\(keys[0])".utf8))
                 continue
             }
-            let hash = { timed(count * 10, perOperation: false) { _ = SHA256.hexDigest(Data("s:\(keys[$0 % count])".utf8)) } }
+            let hash = {
+                timed(count * 10, perOperation: false) { _ = SHA256.hexDigest(Data("s:\(keys[$0 % count])".utf8)) }
+            }
             hashRuns.append(hash())
         }
         results.append((summarize("key hashing (SHA-256)", hashRuns), nil))
         results.append((summarize("object save() of \(saved) unsaved", saveRuns), nil))
-        results.append((summarize("object get, 2 readers", parallelRuns), summarize("object get, 1 reader", singleRuns)))
+        results.append(
+            (summarize("object get, 2 readers", parallelRuns), summarize("object get, 1 reader", singleRuns)))
         return results
     }
 
@@ -134,8 +146,10 @@ struct ObjectCacheWorkloads {
         let plistDecoder = PropertyListDecoder()
         return [
             ("json", .json, { try jsonEncoder.encode($0) }, { try jsonDecoder.decode(BenchNote.self, from: $0) }),
-            ("binary plist", .propertyList(.binary), { try plistEncoder.encode($0) },
-             { try plistDecoder.decode(BenchNote.self, from: $0) }),
+            (
+                "binary plist", .propertyList(.binary), { try plistEncoder.encode($0) },
+                { try plistDecoder.decode(BenchNote.self, from: $0) }
+            ),
         ]
     }
 

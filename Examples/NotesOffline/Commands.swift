@@ -27,13 +27,16 @@ struct FetchCommand: Command {
             do {
                 if arguments.isOffline {
                     guard let page = try library.cachedPage(url) else {
-                        throw FetchError(description: "\(url.absoluteString): not cached, and --offline forbids the network")
+                        throw FetchError(
+                            description: "\(url.absoluteString): not cached, and --offline forbids the network")
                     }
                     output.line("cached     \(url.absoluteString)  \(formatBytes(page.byteCount))  \(page.title)")
                     continue
                 }
                 let (page, wasModified) = try await library.refresh(url, with: fetcher)
-                output.line("\(wasModified ? "fetched  " : "unchanged") \(url.absoluteString)  \(formatBytes(page.byteCount))  \(page.title)")
+                output.line(
+                    "\(wasModified ? "fetched  " : "unchanged") \(url.absoluteString)  \(formatBytes(page.byteCount))  \(page.title)"
+                )
             } catch {
                 output.error("\(error)")
                 failures += 1
@@ -87,7 +90,9 @@ struct SyncCommand: Command {
             return 130
         }
         let failed = progress.failedCount
-        output.line("synced \(cached) of \(unique.count) pages from \(indexURL.absoluteString)\(failed > 0 ? ", \(failed) failed" : "")")
+        output.line(
+            "synced \(cached) of \(unique.count) pages from \(indexURL.absoluteString)\(failed > 0 ? ", \(failed) failed" : "")"
+        )
         return failed == 0 ? 0 : 1
     }
 }
@@ -110,7 +115,9 @@ struct ShowCommand: Command {
             output.raw(page.body)
         } else {
             output.line("# \(page.title)")
-            output.line("\(page.url.absoluteString) · fetched \(formatAge(Date().timeIntervalSince(page.fetchedAt))) ago · \(formatBytes(page.byteCount))")
+            output.line(
+                "\(page.url.absoluteString) · fetched \(formatAge(Date().timeIntervalSince(page.fetchedAt))) ago · \(formatBytes(page.byteCount))"
+            )
             output.line("")
             output.line(page.contentType.contains("html") ? HTMLText.plainText(of: page.body) : page.body)
         }
@@ -133,7 +140,12 @@ struct ListCommand: Command {
             return 0
         }
         let now = Date()
-        let rows = pages.map { [$0.url.absoluteString, String($0.title.prefix(40)), formatBytes($0.byteCount), formatAge(now.timeIntervalSince($0.fetchedAt))] }
+        let rows = pages.map {
+            [
+                $0.url.absoluteString, String($0.title.prefix(40)), formatBytes($0.byteCount),
+                formatAge(now.timeIntervalSince($0.fetchedAt)),
+            ]
+        }
         output.table(header: ["URL", "TITLE", "SIZE", "AGE"], rows: rows)
         return 0
     }

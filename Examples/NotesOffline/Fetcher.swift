@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -36,19 +37,24 @@ struct Fetcher: Sendable {
         var request = URLRequest(url: url)
         request.setValue("text/html, text/*;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
         if let etag = cached?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        if let lastModified = cached?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        if let lastModified = cached?.lastModified {
+            request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+        }
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await session.data(for: request)
         } catch let error as URLError {
-            throw FetchError(description: "cannot reach \(url.host ?? url.absoluteString): \(error.localizedDescription)")
+            throw FetchError(
+                description: "cannot reach \(url.host ?? url.absoluteString): \(error.localizedDescription)")
         }
         guard let http = response as? HTTPURLResponse else {
             throw FetchError(description: "\(url.absoluteString): not an HTTP response")
         }
         if http.statusCode == 304 {
-            guard cached != nil else { throw FetchError(description: "\(url.absoluteString): unexpected 304 with no cached copy") }
+            guard cached != nil else {
+                throw FetchError(description: "\(url.absoluteString): unexpected 304 with no cached copy")
+            }
             return .notModified
         }
         guard (200..<300).contains(http.statusCode) else {
@@ -80,8 +86,9 @@ struct Fetcher: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FetchError(description: "\(path): cannot be read")
         }
-        let type = ["html": "text/html", "htm": "text/html", "md": "text/markdown", "txt": "text/plain"][
-            url.pathExtension.lowercased()] ?? "text/plain"
+        let type =
+            ["html": "text/html", "htm": "text/html", "md": "text/markdown", "txt": "text/plain"][
+                url.pathExtension.lowercased()] ?? "text/plain"
         guard let body = String(data: data, encoding: .utf8), !data.contains(0) else {
             throw FetchError(description: "\(path): not a text file")
         }
@@ -92,7 +99,9 @@ struct Fetcher: Sendable {
     }
 
     static func isText(_ contentType: String) -> Bool {
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return type.hasPrefix("text/") || ["application/xhtml+xml", "application/xml", "application/json"].contains(type)
+        let type =
+            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type.hasPrefix("text/")
+            || ["application/xhtml+xml", "application/xml", "application/json"].contains(type)
     }
 }

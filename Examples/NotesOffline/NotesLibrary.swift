@@ -41,15 +41,22 @@ struct NotesLibrary: Sendable {
         self.maxSize = maxSize ?? Self.defaultMaxSize
         let store = CacheStore(directory: self.root)
         do {
-            pages = try store.objects("pages", of: Page.self, keyType: URL.self, maxDiskSize: self.maxSize, memoryLimit: 64)
+            pages = try store.objects(
+                "pages", of: Page.self, keyType: URL.self, maxDiskSize: self.maxSize, memoryLimit: 64)
             meta = try store.objects("meta", of: UsageCounters.self, maxDiskSize: 1 << 20, memoryLimit: 4)
         } catch let error as ObjectCacheError {
             // The store wraps the engine's error; its code says why the directory did not open.
             let cause = error.cause as? CacheError
             if cause?.code == .directoryLocked {
-                throw FetchError(description: "the cache at \(self.root.path(percentEncoded: false)) is in use by another notes-offline; wait for it to finish")
+                throw FetchError(
+                    description:
+                        "the cache at \(self.root.path(percentEncoded: false)) is in use by another notes-offline; wait for it to finish"
+                )
             }
-            throw FetchError(description: "cannot open the cache at \(self.root.path(percentEncoded: false)): \(error.message)\(cause?.path.map { " (\($0))" } ?? "")")
+            throw FetchError(
+                description:
+                    "cannot open the cache at \(self.root.path(percentEncoded: false)): \(error.message)\(cause?.path.map { " (\($0))" } ?? "")"
+            )
         }
     }
 
@@ -62,7 +69,9 @@ struct NotesLibrary: Sendable {
         // The envelope and the JSON around the body take a little more than the body itself.
         guard page.byteCount < maxSize else {
             throw FetchError(
-                description: "\(page.url.absoluteString): the page is \(formatBytes(page.byteCount)), larger than the cache limit of \(formatBytes(maxSize)); raise --max-size")
+                description:
+                    "\(page.url.absoluteString): the page is \(formatBytes(page.byteCount)), larger than the cache limit of \(formatBytes(maxSize)); raise --max-size"
+            )
         }
         try await pages.set(page, forKey: page.url)
     }
@@ -93,7 +102,8 @@ struct NotesLibrary: Sendable {
         } catch let error as FetchError {
             guard let cached else { throw error }
             throw FetchError(
-                description: "\(error.description) (the cached copy from \(cached.fetchedAt.formatted(.iso8601)) is kept)")
+                description:
+                    "\(error.description) (the cached copy from \(cached.fetchedAt.formatted(.iso8601)) is kept)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,7 +57,8 @@ final class Progress: Sendable {
             return state.done + state.failed
         }
         let base = index.deletingLastPathComponent().absoluteString
-        let name = url.absoluteString.hasPrefix(base) ? String(url.absoluteString.dropFirst(base.count)) : url.absoluteString
+        let name =
+            url.absoluteString.hasPrefix(base) ? String(url.absoluteString.dropFirst(base.count)) : url.absoluteString
         let text = "[\(done)/\(total)] \(name) \(formatBytes(bytes))\(wasModified ? "" : " (unchanged)")"
         if output.isTerminal {
             output.raw("\r\u{1B}[2K" + text)

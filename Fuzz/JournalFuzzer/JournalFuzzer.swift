@@ -52,7 +52,8 @@ enum JournalFuzzerReplay {
     static func main() throws {
         for path in CommandLine.arguments.dropFirst() {
             let url = URL(filePath: path)
-            let files = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? [url]
+            let files =
+                (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? [url]
             for file in files { checkJournal(Array(try Data(contentsOf: file))) }
             print("replayed \(files.count) inputs from \(path)")
         }

@@ -1,9 +1,10 @@
+import SwiftyCacheCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import SwiftyCacheCore
 
 /// A root directory that holds several caches, each in a subdirectory (a namespace) with its
 /// own limits: objects, images, voice clips…
@@ -44,7 +45,7 @@ public final class CacheStore: Sendable {
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(filePath: xdg, directoryHint: .isDirectory)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectoryForStore()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectoryPath()
         return URL(filePath: home, directoryHint: .isDirectory).appending(path: ".cache", directoryHint: .isDirectory)
         #else
         return FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
@@ -90,7 +91,9 @@ public final class CacheStore: Sendable {
     /// A cache of raw bytes by string key in namespace `name` (images, audio…).
     ///
     /// - Throws: The errors of ``objects(_:of:keyType:maxDiskSize:memoryLimit:format:schemaVersion:defaultTimeToLive:)``.
-    public func data(_ name: String, maxDiskSize: Int = 50 << 20, memoryLimit: Int = 20) throws -> ObjectCache<String, Data> {
+    public func data(_ name: String, maxDiskSize: Int = 50 << 20, memoryLimit: Int = 20) throws -> ObjectCache<
+        String, Data
+    > {
         try objects(name, of: Data.self, keyType: String.self, maxDiskSize: maxDiskSize, memoryLimit: memoryLimit)
     }
 
@@ -159,6 +162,6 @@ protocol SizedCache: Sendable {
 
 extension ObjectCache: SizedCache {}
 
-private func NSHomeDirectoryForStore() -> String {
+private func homeDirectoryPath() -> String {
     FileManager.default.homeDirectoryForCurrentUser.path(percentEncoded: false)
 }

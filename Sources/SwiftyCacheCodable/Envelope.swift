@@ -55,9 +55,13 @@ struct Envelope: Equatable {
 
     init(decoding data: Data) throws(DecodingFailure) {
         let fields: Result<(ObjectCacheFormat.Codec, Double, Double), DecodingFailure> = data.withUnsafeBytes { bytes in
-            guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else { return .failure(.notAnEnvelope) }
+            guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else {
+                return .failure(.notAnEnvelope)
+            }
             guard bytes[4] == Self.currentVersion else { return .failure(.unsupportedVersion(bytes[4])) }
-            guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else { return .failure(.unknownCodec(bytes[5])) }
+            guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else {
+                return .failure(.unknownCodec(bytes[5]))
+            }
             let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
             guard bytes.count == Self.headerSize + keyLength else { return .failure(.notAnEnvelope) }
             let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
@@ -80,7 +84,8 @@ struct Envelope: Equatable {
         withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
     }
 
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> T {
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> T
+    {
         var value: T = 0
         for i in 0..<MemoryLayout<T>.size { value |= T(bytes[offset + i]) << (8 * i) }
         return value

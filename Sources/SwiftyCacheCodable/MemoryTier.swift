@@ -1,9 +1,10 @@
+public import SwiftyCacheCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import SwiftyCacheCore
 
 /// The decoded values an ``ObjectCache`` keeps in memory, in LRU order, bounded by count and
 /// optionally by encoded bytes. Values written with the subscript are *unsaved* until saved;
@@ -98,7 +99,8 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     mutating func store(_ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?) -> UInt64 {
         let version = nextVersion
         nextVersion += 1
-        let item = Item(value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires)
+        let item = Item(
+            value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires)
         if let index = items.index(of: key) {
             totalCost -= items.value(at: index)?.cost ?? 0
             items.update(at: index) { $0 = item }
@@ -132,7 +134,9 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Marks a value saved if it is still the version that was written.
     mutating func markSaved(_ key: Key, version: UInt64, cost: Int) {
-        guard let index = items.index(of: key), let item = items.value(at: index), item.version == version else { return }
+        guard let index = items.index(of: key), let item = items.value(at: index), item.version == version else {
+            return
+        }
         totalCost += cost - item.cost
         items.update(at: index) {
             $0.isUnsaved = false
@@ -184,7 +188,8 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             let next = items.indexAfter(cursor)
             if let key = items.key(at: cursor), let item = items.value(at: cursor) {
                 if item.isUnsaved {
-                    mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
+                    mustSave.append(
+                        PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
                 } else {
                     remove(key)
                     statistics.memoryEvictions += 1

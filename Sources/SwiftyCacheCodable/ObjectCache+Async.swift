@@ -1,10 +1,10 @@
+import SwiftyCacheCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SwiftyCacheCore
-import Synchronization
 
 /// `async` overloads: memory hits return at once; disk I/O runs on the engine's I/O queue,
 /// off the caller's thread and off Swift's cooperative pool.

@@ -1,10 +1,10 @@
+public import SwiftyCacheCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-public import SwiftyCacheCore
-
 
 /// A typed, bounded, crash-safe store of `Codable` values: a disk LRU cache with an LRU tier of
 /// decoded values in memory in front of it.
@@ -287,7 +287,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// (``ObjectCacheEvent/saveFailed(key:error:)``): it is never dropped.
     public func clearMemory() {
         for pending in memory.withLock({ $0.unsaved }) {
-            do { try persist(pending, operation: "clearMemory") } catch { eventHandler?(.saveFailed(key: pending.key, error: error)) }
+            do { try persist(pending, operation: "clearMemory") } catch {
+                eventHandler?(.saveFailed(key: pending.key, error: error))
+            }
         }
         memory.withLock { tier in
             for key in tier.items.indicesInLRUOrder.compactMap({ tier.items.key(at: $0) }) {

@@ -47,7 +47,8 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
 
     /// `code: message (operation: …, key: …): cause`.
     public var description: String {
-        describeFailure(code: "\(code)", message: message, context: [("operation", operation), ("key", key)], cause: cause)
+        describeFailure(
+            code: "\(code)", message: message, context: [("operation", operation), ("key", key)], cause: cause)
     }
 }
 

@@ -100,7 +100,9 @@ package struct SHA256: Sendable {
     private func forEachDigestByte(_ body: (UInt8) -> Void) {
         withUnsafeBytes(of: state) { words in
             for word in words.bindMemory(to: UInt32.self) {
-                for shift in stride(from: 24, through: 0, by: -8) { body(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
+                for shift in stride(from: 24, through: 0, by: -8) {
+                    body(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+                }
             }
         }
     }

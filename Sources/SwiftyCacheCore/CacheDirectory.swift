@@ -28,9 +28,9 @@ struct CacheDirectory: Sendable {
             prefix += "/" + component
             do {
                 try fileSystem.mkdir(prefix, mode: FileModes.directory)
-            } catch where error.errno == Errno.exists {
+            } catch  where error.errno == Errno.exists {
                 continue
-            } catch where error.errno == Errno.notDirectory {
+            } catch  where error.errno == Errno.notDirectory {
                 throw CacheError.invalidConfiguration(
                     "a component of the cache path is not a directory", path: prefix, operation: "open", cause: error)
             } catch {
@@ -79,7 +79,7 @@ struct CacheDirectory: Sendable {
             do {
                 try fileSystem.lockExclusively(fd)
                 return DirectoryLock(fd: fd, identity: identity)
-            } catch where error.errno == Errno.wouldBlock && attempts < 100 {
+            } catch  where error.errno == Errno.wouldBlock && attempts < 100 {
                 attempts += 1
                 DirectoryLock.pause()
             } catch {

@@ -40,7 +40,8 @@ extension CacheError {
 
     static func slotOutOfRange(_ index: Int, valueCount: Int, key: String, operation: String) -> CacheError {
         CacheError(
-            code: .slotOutOfRange, message: "slot \(index) is outside 0..<\(valueCount)", key: key, operation: operation)
+            code: .slotOutOfRange, message: "slot \(index) is outside 0..<\(valueCount)", key: key, operation: operation
+        )
     }
 
     static func wrongValueCount(expected: Int, got: Int, key: String, operation: String) -> CacheError {
@@ -72,7 +73,8 @@ extension CacheError {
     static func incompleteEntry(key: String, missingSlot: Int) -> CacheError {
         CacheError(
             code: .incompleteEntry,
-            message: "a new entry needs a value in every slot; slot \(missingSlot) was never written, so the edit was aborted",
+            message:
+                "a new entry needs a value in every slot; slot \(missingSlot) was never written, so the edit was aborted",
             key: key, operation: "commit")
     }
 

@@ -109,7 +109,8 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
 }
 
 /// `code: message (name: value, …): cause`, the one shape of every error text in the package.
-package func describeFailure(code: String, message: String, context: [(String, String?)], cause: (any Error)?) -> String {
+package func describeFailure(code: String, message: String, context: [(String, String?)], cause: (any Error)?) -> String
+{
     var text = "\(code): \(message)"
     let parts = context.compactMap { name, value in value.map { "\(name): \($0)" } }
     if !parts.isEmpty { text += " (" + parts.joined(separator: ", ") + ")" }

@@ -199,7 +199,7 @@ struct CacheState {
         do {
             try fileSystem.rename(path, to: trash)
             pendingDeletions.append(trash)
-        } catch where error.errno == Errno.noEntry {
+        } catch  where error.errno == Errno.noEntry {
             return
         } catch {
             deleteFile(path)

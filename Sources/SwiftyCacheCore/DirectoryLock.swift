@@ -6,7 +6,6 @@ import Darwin
 @preconcurrency import Musl
 #endif
 
-
 /// The exclusive hold a cache has on its directory: an `flock` on `journal.lock`, plus an entry
 /// in a process-wide registry so a second cache of this process fails at once, whatever path
 /// it names the directory by.

@@ -1,9 +1,10 @@
+package import Dispatch
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-package import Dispatch
 
 /// `async` overloads: the same operations, with their blocking file I/O run on a dedicated
 /// concurrent dispatch queue, off the caller's thread and off Swift's cooperative pool (where

@@ -1,9 +1,10 @@
+import Dispatch
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import Dispatch
 
 /// A cache that keeps a bounded number of bytes in one directory and evicts the least
 /// recently used entries when it grows past ``maxSize``.
@@ -74,7 +75,8 @@ public final class DiskLRUCache: Sendable {
         fileSystem: any FileSystem
     ) throws {
         guard directory.isFileURL else {
-            throw CacheError.invalidConfiguration("the cache directory must be a file URL, got \(directory)", operation: "open")
+            throw CacheError.invalidConfiguration(
+                "the cache directory must be a file URL, got \(directory)", operation: "open")
         }
         guard valueCount >= 1 else {
             throw CacheError.invalidConfiguration("valueCount must be at least 1, got \(valueCount)", operation: "open")

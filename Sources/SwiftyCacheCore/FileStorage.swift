@@ -108,7 +108,7 @@ struct FileStorage: ValueStorage {
             try withSlotPath(key, slot, temporary: temporary) { path throws(SystemCallError) in
                 try fileSystem.unlink(cString: path)
             }
-        } catch where error.errno == Errno.noEntry {
+        } catch  where error.errno == Errno.noEntry {
             return
         }
     }
@@ -130,7 +130,8 @@ struct FileStorage: ValueStorage {
         switch result {
         case .success(let length): return StagedSlot(length: length)
         case .failure(let error as CacheError): throw error
-        case .failure(let error): throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+        case .failure(let error):
+            throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
         }
     }
 
@@ -178,7 +179,7 @@ struct FileStorage: ValueStorage {
         }
         do {
             return try create()
-        } catch where error.errno == Errno.loop {
+        } catch  where error.errno == Errno.loop {
             // Something planted a symbolic link where the temporary file goes. `O_NOFOLLOW`
             // refused it; remove the link itself and write a regular file.
             do {

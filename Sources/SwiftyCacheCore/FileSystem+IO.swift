@@ -50,7 +50,7 @@ extension FileSystem {
     func removeFileIfPresent(_ path: String) throws(SystemCallError) {
         do {
             try unlink(path)
-        } catch where error.errno == Errno.noEntry {
+        } catch  where error.errno == Errno.noEntry {
             return
         }
     }

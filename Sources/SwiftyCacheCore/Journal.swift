@@ -125,8 +125,11 @@ package enum Journal {
                     let expected = expectedHeader[lineNumber]
                     lineNumber += 1
                     guard line.elementsEqual(expected.utf8) else {
-                        return .failure(Corruption(
-                            description: "unexpected journal header line \(lineNumber): expected \(String(reflecting: expected)), found \(String(reflecting: String(decoding: line, as: UTF8.self)))"))
+                        return .failure(
+                            Corruption(
+                                description:
+                                    "unexpected journal header line \(lineNumber): expected \(String(reflecting: expected)), found \(String(reflecting: String(decoding: line, as: UTF8.self)))"
+                            ))
                     }
                     continue
                 }
@@ -250,9 +253,12 @@ package enum Journal {
             buffer.append(UInt8(ascii: "0"))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         var remaining = value
         withUnsafeMutableBytes(of: &digits) { storage in

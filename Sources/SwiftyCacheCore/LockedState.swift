@@ -38,7 +38,9 @@ package struct LockedState<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state.
     @inlinable
-    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         try storage.withUnsafeMutablePointers { (state, mutex) throws(Failure) -> Result in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }

@@ -65,7 +65,9 @@ extension FileSystem {
         try open(String(cString: path), flags: flags, mode: mode)
     }
 
-    package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>) throws(SystemCallError) {
+    package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>)
+        throws(SystemCallError)
+    {
         try rename(String(cString: source), to: String(cString: destination))
     }
 
@@ -139,7 +141,9 @@ package struct SystemFileSystem: FileSystem {
         }
     }
 
-    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int {
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError)
+        -> Int
+    {
         while true {
             let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
             if n >= 0 { return n }
@@ -171,7 +175,9 @@ package struct SystemFileSystem: FileSystem {
         try check("rename", result)
     }
 
-    package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>) throws(SystemCallError) {
+    package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>)
+        throws(SystemCallError)
+    {
         try check("rename", systemRename(source, destination))
     }
 

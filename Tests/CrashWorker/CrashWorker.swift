@@ -1,6 +1,7 @@
 import Foundation
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,7 +20,8 @@ enum CrashWorker {
         guard arguments.count == 6, let seed = UInt64(arguments[3]), let base = Int(arguments[4]),
             let maxSize = Int(arguments[5])
         else {
-            FileHandle.standardError.write(Data("usage: swiftycache-crash-worker DIR LOG SEED SEQ-BASE MAX-SIZE\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: swiftycache-crash-worker DIR LOG SEED SEQ-BASE MAX-SIZE\n".utf8))
             exit(2)
         }
         let log = open(arguments[2], O_WRONLY | O_CREAT | O_APPEND, 0o600)
@@ -57,7 +59,8 @@ enum CrashWorker {
                     record("B PARTIAL \(key) \(sequence)")
                     do {
                         try cache.setPartialData(
-                            [1: CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: filler)], forKey: key)
+                            [1: CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: filler)],
+                            forKey: key)
                     } catch let error as CacheError where error.code == .entryNotFound {
                         // Evicted in the background since `contains`: the update did not apply.
                         record("B ABORTED - \(sequence)")

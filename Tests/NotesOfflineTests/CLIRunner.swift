@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
@@ -18,7 +17,8 @@ struct CLI {
     // #filePath: <root>/Tests/NotesOfflineTests/CLIRunner.swift
     static let executable = builtExecutable(
         "notes-offline",
-        packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent())
 
     /// Runs `arguments` with `--cache-dir` set, and waits for the exit (at most 60 s).
     func run(_ arguments: [String], withCacheDirectory: Bool = true) throws -> Result {
@@ -49,7 +49,8 @@ struct CLI {
     func start(_ arguments: [String], withCacheDirectory: Bool = true) throws -> Running {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = arguments + (withCacheDirectory ? ["--cache-dir", cacheDirectory.path(percentEncoded: false)] : [])
+        process.arguments =
+            arguments + (withCacheDirectory ? ["--cache-dir", cacheDirectory.path(percentEncoded: false)] : [])
         let stdout = Pipe()
         let stderr = Pipe()
         process.standardOutput = stdout
@@ -65,11 +66,15 @@ struct CLI {
 }
 
 /// Checks that a failure is one clear line on stderr, with no crash report.
-func expectOneLineError(_ result: CLI.Result, containing text: String, status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOneLineError(
+    _ result: CLI.Result, containing text: String, status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(result.status == status, "exit status; stderr: \(result.stderr)", sourceLocation: sourceLocation)
     let lines = result.stderr.split(separator: "\n")
     #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stderr.hasPrefix("notes-offline: error: "), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(
+        result.stderr.hasPrefix("notes-offline: error: "), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderr.contains(text), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrace"), sourceLocation: sourceLocation)
+    #expect(
+        !result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrace"), sourceLocation: sourceLocation)
 }

@@ -73,7 +73,8 @@ import Darwin
         let server = try TestHTTPServer()
         var links = ""
         for i in 1...6 {
-            server.setPage("/notes/n\(i).html", .init(Self.note("Note \(i)", String(repeating: "text ", count: 200 * i))))
+            server.setPage(
+                "/notes/n\(i).html", .init(Self.note("Note \(i)", String(repeating: "text ", count: 200 * i))))
             links += "<a href=\"notes/n\(i).html\">n\(i)</a> <a href='/notes/n\(i).html#top'>again</a> "
         }
         links += "<a href=\"https://elsewhere.example/x.html\">other host</a>"
@@ -111,7 +112,9 @@ import Darwin
         running.process.waitUntilExit()
         #expect(running.process.terminationStatus == 130)
         #expect(errors.contains("interrupted"))
-        let reported = (seen + String(decoding: rest, as: UTF8.self)).split(separator: "\n").filter { $0.hasPrefix("[") }.count
+        let reported = (seen + String(decoding: rest, as: UTF8.self)).split(separator: "\n").filter {
+            $0.hasPrefix("[")
+        }.count
         #expect(reported >= 1 && reported < 8)
         server.stop()
         let stats = try cli.run(["stats"])
@@ -131,7 +134,8 @@ import Darwin
         server.setPage("/boom.html", .init("boom", status: 500))
         expectOneLineError(try cli.run(["fetch", server.url("/boom.html").absoluteString]), containing: "HTTP 500")
         server.setPage("/image.png", .init("\u{89}PNG", contentType: "image/png"))
-        expectOneLineError(try cli.run(["fetch", server.url("/image.png").absoluteString]), containing: "not a text page")
+        expectOneLineError(
+            try cli.run(["fetch", server.url("/image.png").absoluteString]), containing: "not a text page")
     }
 
     @Test func unreachableHostIsOneClearLine() throws {
@@ -153,7 +157,8 @@ import Darwin
     @Test func offlineMissesAndUnknownPagesAreErrors() throws {
         expectOneLineError(try cli.run(["show", "http://127.0.0.1:9/none.html"]), containing: "is not cached")
         expectOneLineError(
-            try cli.run(["fetch", "--offline", "http://127.0.0.1:9/none.html"]), containing: "--offline forbids the network")
+            try cli.run(["fetch", "--offline", "http://127.0.0.1:9/none.html"]),
+            containing: "--offline forbids the network")
         expectOneLineError(try cli.run(["remove", "http://127.0.0.1:9/none.html"]), containing: "is not cached")
     }
 
@@ -182,7 +187,9 @@ import Darwin
         let server = try TestHTTPServer()
         server.setPage("/a.html", .init(Self.note("A", "a")))
         server.setPage("/b.html", .init(Self.note("B", "b")))
-        #expect(try cli.run(["fetch", server.url("/a.html").absoluteString, server.url("/b.html").absoluteString]).status == 0)
+        #expect(
+            try cli.run(["fetch", server.url("/a.html").absoluteString, server.url("/b.html").absoluteString]).status
+                == 0)
         #expect(try cli.run(["remove", server.url("/a.html").absoluteString]).status == 0)
         #expect(try cli.run(["stats"]).stdout.contains("entries: 1"))
         let cleared = try cli.run(["clear"])

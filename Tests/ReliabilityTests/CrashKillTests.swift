@@ -2,6 +2,7 @@ import Foundation
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,7 +17,8 @@ import Darwin
 
     static let worker = builtExecutable(
         "swiftycache-crash-worker",
-        packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent())
 
     /// What each key should hold: both slots' sequence numbers, or absent.
     typealias Model = [String: [Int]]
@@ -62,7 +64,9 @@ import Darwin
             (root.appending("exact"), root.appending("exact.log"), Int.max),
             (root.appending("evicting"), root.appending("evicting.log"), 40_000),
         ]
-        for mode in modes { _ = FileManager.default.createFile(atPath: mode.log.path(percentEncoded: false), contents: nil) }
+        for mode in modes {
+            _ = FileManager.default.createFile(atPath: mode.log.path(percentEncoded: false), contents: nil)
+        }
         var generator = SystemRandomNumberGenerator()
         var survived = 0
         var outcomes = (committed: 0, dropped: 0, neverJournaled: 0, betweenOperations: 0, underEviction: 0)
@@ -87,7 +91,10 @@ import Darwin
                 if Self.replay(log).completed >= target { break }
                 usleep(200)  // polling the worker's progress, not synchronising on time
             }
-            #expect(process.isRunning, "the worker stopped by itself: \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
+            #expect(
+                process.isRunning,
+                "the worker stopped by itself: \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))"
+            )
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
@@ -108,10 +115,13 @@ import Darwin
                 // A kill between an edit's DIRTY and CLEAN lines (a one-shot write's commit) drops
                 // that entry, as the journal format requires; under eviction any entry may be gone.
                 let inFlightEdit = inFlight.map { $0.key == key && ($0.verb == "SET" || $0.verb == "PARTIAL") } ?? false
-                let allowed: [[Int]?] = mode.maxSize == Int.max && !inFlightEdit
+                let allowed: [[Int]?] =
+                    mode.maxSize == Int.max && !inFlightEdit
                     ? [model[key], afterInFlight[key]]
                     : [model[key], afterInFlight[key], nil]
-                #expect(allowed.contains { $0 == actual }, "kill \(round): \(key) holds \(actual ?? []), expected one of \(allowed)")
+                #expect(
+                    allowed.contains { $0 == actual },
+                    "kill \(round): \(key) holds \(actual ?? []), expected one of \(allowed)")
             }
             // The worker continues from this state after the next kill; the log must too.
             if mode.maxSize != Int.max { outcomes.underEviction += 1 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SwiftyCacheCodable
+import SwiftyCacheCodable
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,21 +26,25 @@ import Darwin
             let key = "k\(step % 5)"
             attempt {
                 try cache.setData(
-                    (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: step, fillerLength: step * 7) }, forKey: key)
+                    (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: step, fillerLength: step * 7) },
+                    forKey: key)
             }
             if step % 3 == 0 {
                 attempt {
                     if try cache.contains(key) {
                         try cache.setPartialData(
-                            [1: CheckedValue.make(key: key, slot: 1, sequence: 100 + step, fillerLength: 3)], forKey: key)
+                            [1: CheckedValue.make(key: key, slot: 1, sequence: 100 + step, fillerLength: 3)],
+                            forKey: key)
                     }
                 }
             }
             if step % 4 == 0 { attempt { try cache.remove("k\((step + 2) % 5)") } }
             if step % 5 == 0, let editor = try? cache.edit("e\(step)") {
                 attempt {
-                    try editor.setData(CheckedValue.make(key: "e\(step)", slot: 0, sequence: step, fillerLength: 1), at: 0)
-                    try editor.setData(CheckedValue.make(key: "e\(step)", slot: 1, sequence: step, fillerLength: 1), at: 1)
+                    try editor.setData(
+                        CheckedValue.make(key: "e\(step)", slot: 0, sequence: step, fillerLength: 1), at: 0)
+                    try editor.setData(
+                        CheckedValue.make(key: "e\(step)", slot: 1, sequence: step, fillerLength: 1), at: 1)
                     try editor.commit()
                 }
             }
@@ -68,8 +73,11 @@ import Darwin
                 if cacheError.code == .ioFailure { #expect(cacheError.path != nil && cacheError.cause != nil) }
             }
             // Still usable.
-            try cache.setData([CheckedValue.make(key: "after", slot: 0, sequence: 1, fillerLength: 1),
-                               CheckedValue.make(key: "after", slot: 1, sequence: 1, fillerLength: 1)], forKey: "after")
+            try cache.setData(
+                [
+                    CheckedValue.make(key: "after", slot: 0, sequence: 1, fillerLength: 1),
+                    CheckedValue.make(key: "after", slot: 1, sequence: 1, fillerLength: 1),
+                ], forKey: "after")
             #expect(try cache.data(forKey: "after") != nil)
             try? cache.close()
             do {
@@ -113,7 +121,9 @@ import Darwin
                 fileSystem.heal()
                 // Nothing the subscript accepted was dropped: one save now persists it all.
                 try cache.save()
-                for (key, value) in expected { #expect(try cache.value(forKey: key) == value, "fault \(faultIndex): \(key)") }
+                for (key, value) in expected {
+                    #expect(try cache.value(forKey: key) == value, "fault \(faultIndex): \(key)")
+                }
                 try cache.close()
             }
             let reached = fileSystem.injectedFaults > 0

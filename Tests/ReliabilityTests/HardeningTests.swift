@@ -1,5 +1,5 @@
 import Foundation
-@testable import SwiftyCacheCore
+import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 

@@ -44,7 +44,9 @@ import Testing
             }
             return Array((header + lines.joined(separator: "\n") + "\n").utf8)
         case 3:  // huge, negative, signed and malformed numbers
-            let numbers = ["99999999999999999999", "9223372036854775807", "-1", "+3", "0x10", "", "1e3", "00000000000000000003"]
+            let numbers = [
+                "99999999999999999999", "9223372036854775807", "-1", "+3", "0x10", "", "1e3", "00000000000000000003",
+            ]
             let number = numbers[Int(generator.next() % UInt64(numbers.count))]
             return Array((header + "CLEAN alpha \(number) 4\n").utf8)
         case 4:  // wrong length counts
@@ -60,14 +62,19 @@ import Testing
             let key = String(repeating: "a", count: length)
             return Array((header + baseLines.prefix(2).joined(separator: "\n") + "\nCLEAN \(key) 1 1\n").utf8)
         case 7:  // random garbage after a valid header
-            return Array(header.utf8) + (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            return Array(header.utf8)
+                + (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         case 8:  // a damaged header
             var lines = header.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let i = Int(generator.next() % 5)
-            lines[i] = ["", "libcore.io.DiskLruCache2", "2", "-1", "x", String(repeating: "9", count: 30)][Int(generator.next() % 6)]
+            lines[i] =
+                ["", "libcore.io.DiskLruCache2", "2", "-1", "x", String(repeating: "9", count: 30)][
+                    Int(generator.next() % 6)]
             return Array((lines.joined(separator: "\n") + baseLines.joined(separator: "\n") + "\n").utf8)
         default:  // keys that are not keys
-            let keys = ["../escape", "UPPER", "has space", "", "a/b", "dot.key", "tab\tkey", String(repeating: "k", count: 121)]
+            let keys = [
+                "../escape", "UPPER", "has space", "", "a/b", "dot.key", "tab\tkey", String(repeating: "k", count: 121),
+            ]
             return Array((header + "CLEAN \(keys[Int(generator.next() % UInt64(keys.count))]) 1 1\n").utf8)
         }
     }
@@ -95,7 +102,9 @@ import Testing
             // What it kept reads back whole, or as a miss.
             for key in try cache.keys() {
                 if let snapshot = try cache.snapshot(forKey: key) {
-                    for slot in 0..<2 { #expect(try snapshot.readData(at: slot).count == snapshot.lengths[slot], "case \(index)") }
+                    for slot in 0..<2 {
+                        #expect(try snapshot.readData(at: slot).count == snapshot.lengths[slot], "case \(index)")
+                    }
                 }
             }
             try cache.setData([Data("new".utf8), Data("entry".utf8)], forKey: "fresh")

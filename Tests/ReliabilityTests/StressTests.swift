@@ -33,19 +33,26 @@ import Testing
                     case 0..<35:
                         do {
                             try cache.setData(
-                                (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: sequence % 900) },
+                                (0..<2).map {
+                                    CheckedValue.make(
+                                        key: key, slot: $0, sequence: sequence, fillerLength: sequence % 900)
+                                },
                                 forKey: key)
                         } catch let error as CacheError where error.code == .editInProgress {}
                     case 35..<45:
                         do {
                             try cache.setPartialData(
-                                [1: CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: 10)], forKey: key)
-                        } catch let error as CacheError where error.code == .editInProgress || error.code == .entryNotFound {}
+                                [1: CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: 10)],
+                                forKey: key)
+                        } catch let error as CacheError
+                            where error.code == .editInProgress || error.code == .entryNotFound
+                        {}
                     case 45..<80:
                         if let snapshot = try cache.snapshot(forKey: key) {
                             for slot in 0..<2 {
                                 let value = try snapshot.readData(at: slot)
-                                guard let parsed = CheckedValue.parse(value), parsed.key == key, parsed.slot == slot else {
+                                guard let parsed = CheckedValue.parse(value), parsed.key == key, parsed.slot == slot
+                                else {
                                     failures.withLock { $0.append("bad read of \(key) slot \(slot)") }
                                     continue
                                 }
@@ -55,7 +62,8 @@ import Testing
                         try cache.remove(key)
                     case 88..<95:
                         if let editor = try cache.edit(key) {
-                            try editor.setData(CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: 5), at: 1)
+                            try editor.setData(
+                                CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: 5), at: 1)
                             if sequence % 2 == 0 { editor.abort() } else { _ = try? editor.commit() }
                         }
                     case 95..<98:
@@ -105,7 +113,9 @@ import Testing
         for key in cache.keys() { #expect(try await cache.value(forKey: key) == "value of \(key)") }
         try cache.close()
         try CacheInvariants.check(directory.url, checksValues: false)
-        print("stress: ObjectCache, 8 tasks, \(operations.value.load(ordering: .relaxed)) operations in \(Self.seconds) s")
+        print(
+            "stress: ObjectCache, 8 tasks, \(operations.value.load(ordering: .relaxed)) operations in \(Self.seconds) s"
+        )
     }
 }
 

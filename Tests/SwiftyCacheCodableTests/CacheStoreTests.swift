@@ -14,7 +14,8 @@ import Testing
         try pages.set(sampleNote, forKey: url)
         try images.set(Data(repeating: 7, count: 1000), forKey: "logo")
         #expect(store.namespaces() == ["images", "pages"])
-        #expect(FileManager.default.fileExists(atPath: directory.appending("pages/journal").path(percentEncoded: false)))
+        #expect(
+            FileManager.default.fileExists(atPath: directory.appending("pages/journal").path(percentEncoded: false)))
         #expect(store.totalSize() == pages.diskSize + images.diskSize)
         #expect(images.diskSize > 1000)
         #expect(try store.objects("pages", of: Note.self, keyType: URL.self) === pages)

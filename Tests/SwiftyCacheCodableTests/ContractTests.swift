@@ -10,8 +10,11 @@ import Testing
     let directory = TemporaryDirectory()
 
     @Test func engineSurfaceAsSpecified() throws {
-        let v0 = Data("v0".utf8), v1 = Data("v1".utf8), v1b = Data("v1b".utf8)
-        let cache = try DiskLRUCache(directory: directory.appending("engine"), appVersion: 1, valueCount: 2, maxSize: 2 << 20)
+        let v0 = Data("v0".utf8)
+        let v1 = Data("v1".utf8)
+        let v1b = Data("v1b".utf8)
+        let cache = try DiskLRUCache(
+            directory: directory.appending("engine"), appVersion: 1, valueCount: 2, maxSize: 2 << 20)
         try cache.setData([v0, v1], forKey: "hello")
         try cache.setPartialData([1: v1b], forKey: "hello")
         if let snap = try cache.snapshot(forKey: "hello") {
@@ -25,21 +28,32 @@ import Testing
         #expect(try cache.remove("hello"))
         #expect(cache.size == 0 && cache.maxSize == 2 << 20 && cache.count == 0)
         try cache.setMaxSize(1 << 20)
-        try cache.flush(); try cache.evictAll(); try cache.close(); try cache.delete()
+        try cache.flush()
+        try cache.evictAll()
+        try cache.close()
+        try cache.delete()
     }
 
     @Test func objectCacheSurfaceAsSpecified() throws {
-        struct Page: Codable, Sendable, Equatable { var url: URL; var title: String; var html: String }
-        let url = try #require(URL(string: "https://example.com/a")), url2 = try #require(URL(string: "https://example.com/b"))
+        struct Page: Codable, Sendable, Equatable {
+            var url: URL
+            var title: String
+            var html: String
+        }
+        let url = try #require(URL(string: "https://example.com/a"))
+        let url2 = try #require(URL(string: "https://example.com/b"))
         let page = Page(url: url, title: "A", html: "<p>a</p>")
-        let pages = try ObjectCache<URL, Page>(directory: directory.appending("objects"), maxDiskSize: 50 << 20,
-                                                memoryLimit: 200, format: .json)
+        let pages = try ObjectCache<URL, Page>(
+            directory: directory.appending("objects"), maxDiskSize: 50 << 20,
+            memoryLimit: 200, format: .json)
         try pages.set(page, forKey: url)
         let p = try pages.value(forKey: url)
         #expect(p == page)
         pages[url2] = page
-        try pages.save(); try pages.save(url)
-        pages.clearMemory(); pages.clearMemory(forKey: url)
+        try pages.save()
+        try pages.save(url)
+        pages.clearMemory()
+        pages.clearMemory(forKey: url)
         #expect(Set(pages.keys()) == [url, url2])
         try pages.set(page, forKey: url, expiresAfter: .seconds(3600))
         try pages.removePermanently(forKey: url)

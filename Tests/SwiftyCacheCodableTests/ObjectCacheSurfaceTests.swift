@@ -2,7 +2,6 @@ import Foundation
 import SwiftyCacheCodable
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
-import Synchronization
 import Testing
 
 /// The object layer's own surface: its counts, and that every failure reaches the caller as an

@@ -2,7 +2,6 @@ import Foundation
 import SwiftyCacheCodable
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
-import Synchronization
 import Testing
 
 struct Note: Codable, Sendable, Equatable {
@@ -42,7 +41,8 @@ struct ConstantHasher: CacheKeyHasher {
 }
 
 let sampleNote = Note(
-    title: "Hello", tags: ["a", "b"], created: Date(timeIntervalSince1970: 1_000), body: String(repeating: "text ", count: 100))
+    title: "Hello", tags: ["a", "b"], created: Date(timeIntervalSince1970: 1_000),
+    body: String(repeating: "text ", count: 100))
 
 @Suite struct ObjectCacheTests {
     let directory = TemporaryDirectory()
@@ -103,7 +103,8 @@ let sampleNote = Note(
         }
         let cache = try ObjectCache<String, Note>(directory: directory.url, format: format)
         try cache.set(sampleNote, forKey: "n")
-        let payload = try String(contentsOf: directory.appending(SHA256.hexDigest(Data("s:n".utf8)) + ".1"), encoding: .utf8)
+        let payload = try String(
+            contentsOf: directory.appending(SHA256.hexDigest(Data("s:n".utf8)) + ".1"), encoding: .utf8)
         #expect(payload.contains("1970-01-01T00:16:40Z"))
         cache.clearMemory()
         #expect(try cache.value(forKey: "n") == sampleNote)
@@ -229,7 +230,8 @@ let sampleNote = Note(
         let failedSaves = LockedState<[String]>([])
         let cache = try ObjectCache<String, String>(
             directory: directory.url,
-            eventHandler: { event in if case .saveFailed(let key, _) = event { failedSaves.withLock { $0.append(key) } } })
+            eventHandler: { event in if case .saveFailed(let key, _) = event { failedSaves.withLock { $0.append(key) } }
+            })
         cache["a"] = "A"
         cache.clearMemory()
         #expect(cache.memoryCount == 0)
@@ -295,7 +297,10 @@ let sampleNote = Note(
 
     @Test func undecodableValueIsACountedMissAndRemoved() throws {
         struct OldPage: Codable, Sendable { var title: String }
-        struct NewPage: Codable, Sendable { var title: String; var words: Int }
+        struct NewPage: Codable, Sendable {
+            var title: String
+            var words: Int
+        }
         let old = try ObjectCache<String, OldPage>(directory: directory.url)
         try old.set(OldPage(title: "t"), forKey: "p")
         try old.close()
@@ -401,4 +406,3 @@ let sampleNote = Note(
 /// Lets one test clear caches of different types in a loop.
 protocol ClearableMemory { func clearMemory() }
 extension ObjectCache: ClearableMemory {}
-

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@testable import SwiftyCacheCore
+import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Synchronization
 import Testing

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
@@ -167,7 +166,12 @@ import Testing
         struct Stop: Error {}
         let cache = try openCache(directory.url)
         let editor = try #require(try cache.edit("k"))
-        #expect(throws: Stop.self) { try editor.write(at: 0) { writer in try writer.write(Data("x".utf8)); throw Stop() } }
+        #expect(throws: Stop.self) {
+            try editor.write(at: 0) { writer in
+                try writer.write(Data("x".utf8))
+                throw Stop()
+            }
+        }
         #expect(!JournalFixture.fileExists("k.0.tmp", in: directory.url))
         try editor.setString("b", at: 1)
         expectError(.incompleteEntry) { try editor.commit() }
@@ -228,7 +232,8 @@ import Testing
         try editor.setString("D", at: 1)
         try editor.commit()
         #expect(try cache.strings("k1") == ["C", "D"])
-        try expectJournal(directory.url, ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"])  // READ stays buffered
+        // The READ line stays buffered.
+        try expectJournal(directory.url, ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"])
         try cache.close()
         #expect(try openCache(directory.url).strings("k1") == ["C", "D"])
     }

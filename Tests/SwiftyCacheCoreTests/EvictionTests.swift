@@ -117,9 +117,11 @@ import Darwin
         #expect(try cache.keys() == ["b", "c"])
         #expect(cache.statistics.evictionCount == 1)
         #expect(try !JournalFixture.fileNames(in: directory.url).contains("a.0"))
-        try expectJournal(directory.url, [
-            "DIRTY a", "CLEAN a 2 3", "DIRTY b", "CLEAN b 2 3", "DIRTY c", "CLEAN c 2 3", "REMOVE a",
-        ])
+        try expectJournal(
+            directory.url,
+            [
+                "DIRTY a", "CLEAN a 2 3", "DIRTY b", "CLEAN b 2 3", "DIRTY c", "CLEAN c 2 3", "REMOVE a",
+            ])
     }
 
     @Test func evictionsBeyondTheInlineLimitFinishInTheBackground() throws {
@@ -234,8 +236,9 @@ import Darwin
         }
         cache.waitForBackgroundWork()
         try cache.flush()
-        let size = try FileManager.default.attributesOfItem(
-            atPath: directory.appending("journal").path(percentEncoded: false))[.size] as? Int ?? 0
+        let size =
+            try FileManager.default.attributesOfItem(
+                atPath: directory.appending("journal").path(percentEncoded: false))[.size] as? Int ?? 0
         #expect(size < 40 << 10, "journal is \(size) bytes")
         try cache.close()
         #expect(try openCache(directory.url).strings("b") == ["b", "b"])

@@ -1,7 +1,8 @@
 import Foundation
-@testable import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
+
+@testable import SwiftyCacheCore
 
 /// The state's consistency checks: they hold after every public operation (every test runs
 /// them, in debug builds, each time the lock is released), they catch a broken state, and

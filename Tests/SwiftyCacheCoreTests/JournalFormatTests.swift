@@ -1,7 +1,8 @@
 import Foundation
-@testable import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
+
+@testable import SwiftyCacheCore
 
 /// The journal must match the Java DiskLruCache byte for byte.
 @Suite struct JournalFormatTests {
@@ -16,17 +17,17 @@ import Testing
 
     @Test func scriptedSequenceProducesExactJournalBytes() throws {
         let cache = try openCache(directory.url)
-        try cache.set("k1", "AB", "C")                        // DIRTY, CLEAN
+        try cache.set("k1", "AB", "C")  // DIRTY, CLEAN
         try cache.set("k2", "DEF", "G")
-        _ = try cache.data(forKey: "k1")                      // READ
+        _ = try cache.data(forKey: "k1")  // READ
         try cache.setPartialData([1: Data("XYZW".utf8)], forKey: "k2")  // partial edit
         let editor = try #require(try cache.edit("k1"))
         try editor.setData(Data("nope".utf8), at: 0)
-        editor.abort()                                        // abort of an existing entry: CLEAN with old lengths
+        editor.abort()  // abort of an existing entry: CLEAN with old lengths
         let creator = try #require(try cache.edit("k3"))
-        creator.abort()                                       // abort of a new entry: REMOVE
+        creator.abort()  // abort of a new entry: REMOVE
         try cache.remove("k2")
-        _ = try cache.data(forKey: "absent")                  // a miss writes nothing
+        _ = try cache.data(forKey: "absent")  // a miss writes nothing
         try cache.close()
         let expected = """
             libcore.io.DiskLruCache
@@ -49,7 +50,10 @@ import Testing
 
             """
         #expect(String(decoding: try Data(contentsOf: directory.appending("journal")), as: UTF8.self) == expected)
-        #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.clean", "journal.lock", "k1.0", "k1.1"])
+        #expect(
+            try JournalFixture.fileNames(in: directory.url) == [
+                "journal", "journal.clean", "journal.lock", "k1.0", "k1.1",
+            ])
         #expect(try JournalFixture.readFile("k1.0", in: directory.url) == "AB")
     }
 
@@ -156,7 +160,8 @@ import Testing
         var state = CacheState(
             directory: cacheDirectory,
             storage: FileStorage(directory: cacheDirectory, valueCount: 2, syncsWrites: false),
-            journal: JournalWriter(directory: cacheDirectory, appVersion: testAppVersion, valueCount: 2, syncsWrites: false),
+            journal: JournalWriter(
+                directory: cacheDirectory, appVersion: testAppVersion, valueCount: 2, syncsWrites: false),
             maxSize: 100)
         let old = state.table.insert(key: "old", valueCount: 2)
         state.table.setReadable(old, true)

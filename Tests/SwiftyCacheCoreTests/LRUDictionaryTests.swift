@@ -6,9 +6,18 @@ import Testing
     @Test func insertingIfAbsentFindsOrInsertsWithOneCall() {
         var dictionary = LRUDictionary<String, Int>()
         var made = 0
-        let a = dictionary.indexInsertingIfAbsent("a") { made += 1; return 1 }
-        let b = dictionary.indexInsertingIfAbsent("b") { made += 1; return 2 }
-        let again = dictionary.indexInsertingIfAbsent("a") { made += 1; return 99 }
+        let a = dictionary.indexInsertingIfAbsent("a") {
+            made += 1
+            return 1
+        }
+        let b = dictionary.indexInsertingIfAbsent("b") {
+            made += 1
+            return 2
+        }
+        let again = dictionary.indexInsertingIfAbsent("a") {
+            made += 1
+            return 99
+        }
         #expect(again == a)
         #expect(made == 2)  // the value is made only for a new key
         #expect(dictionary.value(at: a) == 1)

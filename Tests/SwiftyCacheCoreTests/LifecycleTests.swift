@@ -16,7 +16,8 @@ import Testing
 
     @Test func secondCacheThroughAnotherPathToTheSameDirectoryIsRefused() throws {
         let first = try openCache(directory.url)
-        let alias = directory.url.deletingLastPathComponent().appending(path: directory.url.lastPathComponent + "-alias")
+        let alias = directory.url.deletingLastPathComponent().appending(
+            path: directory.url.lastPathComponent + "-alias")
         try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: directory.url)
         defer { try? FileManager.default.removeItem(at: alias) }
         expectError(.directoryLocked) { try openCache(alias) }
@@ -108,7 +109,8 @@ import Testing
         try cache.set("k", "v", "w")
         let attributes = try FileManager.default.attributesOfItem(atPath: nested.path(percentEncoded: false))
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
-        let file = try FileManager.default.attributesOfItem(atPath: nested.appending(path: "k.0").path(percentEncoded: false))
+        let file = try FileManager.default.attributesOfItem(
+            atPath: nested.appending(path: "k.0").path(percentEncoded: false))
         #expect((file[.posixPermissions] as? Int) == 0o600)
     }
 
@@ -180,7 +182,10 @@ import Testing
         for i in 0..<60 {
             try cache?.set("k\(i % 25)", String(repeating: "x", count: i % 13), String(repeating: "y", count: i % 7))
             if i % 9 == 0 { try cache?.remove("k\((i + 3) % 25)") }
-            if i % 5 == 0 { let editor = try cache?.edit("e\(i)"); try editor?.setString("partial", at: 0) }
+            if i % 5 == 0 {
+                let editor = try cache?.edit("e\(i)")
+                try editor?.setString("partial", at: 0)
+            }
         }
         cache = nil  // no close: open editors stay DIRTY in the journal
         let reopened = try openCache(directory.url, maxSize: 400)

@@ -47,7 +47,10 @@ import Testing
         try first.set("k2", "C", "D")
         #expect(try first.remove("k2"))
         _ = try first.strings("k1")  // a READ line, still buffered when the process dies
-        #expect(try JournalFixture.bodyLines(in: url) == ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k2", "CLEAN k2 1 1", "REMOVE k2"])
+        #expect(
+            try JournalFixture.bodyLines(in: url) == [
+                "DIRTY k1", "CLEAN k1 1 1", "DIRTY k2", "CLEAN k2 1 1", "REMOVE k2",
+            ])
         // A crash: nothing buffered is written, no clean marker is left, the lock goes with the
         // process. close() is never called.
         first.simulateCrash()

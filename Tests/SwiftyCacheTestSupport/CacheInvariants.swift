@@ -17,7 +17,8 @@ public enum CacheInvariants {
         _ directory: URL, appVersion: Int = 1, valueCount: Int = 2, maxSize: Int = Int.max, allowWipe: Bool = false,
         checksValues: Bool = true
     ) throws -> [String: [CheckedValue.Parsed]] {
-        let cache = try DiskLRUCache(directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize)
+        let cache = try DiskLRUCache(
+            directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize)
         defer { try? cache.close() }
         if !allowWipe, let reason = cache.recoveryReport.wipeReason {
             throw Violation(description: "the journal did not parse and the cache was wiped: \(reason)")
@@ -34,7 +35,8 @@ public enum CacheInvariants {
                     throw Violation(description: "entry \(key) slot \(slot) is torn or corrupt: \(value.count) bytes")
                 }
                 guard fields.key == key, fields.slot == slot else {
-                    throw Violation(description: "entry \(key) slot \(slot) holds the value of \(fields.key) slot \(fields.slot)")
+                    throw Violation(
+                        description: "entry \(key) slot \(slot) holds the value of \(fields.key) slot \(fields.slot)")
                 }
                 parsed.append(fields)
             }

@@ -13,7 +13,9 @@ public enum CheckedValue {
     }
 
     public static func make(key: String, slot: Int, sequence: Int, fillerLength: Int) -> Data {
-        let body = "\(key)|\(slot)|\(sequence)|" + String(repeating: Character(UnicodeScalar(UInt8(97 + sequence % 26))), count: fillerLength) + "|"
+        let body =
+            "\(key)|\(slot)|\(sequence)|"
+            + String(repeating: Character(UnicodeScalar(UInt8(97 + sequence % 26))), count: fillerLength) + "|"
         return Data((body + String(fnv1a(Data(body.utf8)), radix: 16)).utf8)
     }
 

@@ -1,5 +1,4 @@
 package import SwiftyCacheCore
-import Synchronization
 
 /// The real file system with faults on demand: fails chosen calls with a chosen `errno`.
 ///
@@ -90,7 +89,9 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("write")
         return try base.write(fd, buffer)
     }
-    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int {
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError)
+        -> Int
+    {
         try check("read")
         return try base.read(fd, into: buffer, at: offset)
     }

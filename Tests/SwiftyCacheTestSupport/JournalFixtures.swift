@@ -51,7 +51,8 @@ public enum JournalFixture {
     /// The total byte size of the value files (`key.N`) in `directory`.
     public static func valueBytes(in directory: URL) throws -> Int {
         var total = 0
-        for name in try fileNames(in: directory) where name.range(of: #"^[a-z0-9_-]+\.[0-9]+$"#, options: .regularExpression) != nil {
+        for name in try fileNames(in: directory)
+        where name.range(of: #"^[a-z0-9_-]+\.[0-9]+$"#, options: .regularExpression) != nil {
             let attributes = try FileManager.default.attributesOfItem(
                 atPath: directory.appending(path: name).path(percentEncoded: false))
             total += (attributes[.size] as? Int) ?? 0

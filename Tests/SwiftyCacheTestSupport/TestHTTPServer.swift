@@ -1,6 +1,7 @@
 public import Foundation
-import Synchronization
 import SwiftyCacheCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -130,7 +131,8 @@ public final class TestHTTPServer: Sendable {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let page = pages.withLock { $0[path] }
         var status = page?.status ?? 404
@@ -146,7 +148,10 @@ public final class TestHTTPServer: Sendable {
                 body = Data()
             }
         }
-        if let latency = page?.latency { Thread.sleep(forTimeInterval: Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18) }
+        if let latency = page?.latency {
+            Thread.sleep(
+                forTimeInterval: Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18)
+        }
         log.withLock { $0.append(Request(path: path, headers: headers, status: status)) }
         var head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : status == 304 ? "Not Modified" : "Error")\r\n"
         for (name, value) in responseHeaders { head += "\(name): \(value)\r\n" }
