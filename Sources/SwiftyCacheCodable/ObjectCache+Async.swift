@@ -9,34 +9,34 @@ import Foundation
 /// `async` overloads: memory hits return at once; disk I/O runs on the engine's I/O queue,
 /// off the caller's thread and off Swift's cooperative pool.
 extension ObjectCache {
-    /// The value for `key`; see ``value(forKey:)``.
+    /// The value for `key`; see `value(forKey:)`.
     public func value(forKey key: Key) async throws -> Value? {
         if let value = memory.withLock({ $0.freshHit(key, clock: clock) }) { return value }
         return try await DiskLRUCache.offload { try self.valueAfterMemoryMiss(forKey: key) }
     }
 
-    /// Stores `value` on disk and in memory; see ``set(_:forKey:expiresAfter:)``.
+    /// Stores `value` on disk and in memory; see `set(_:forKey:expiresAfter:)`.
     public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) async throws {
         try await DiskLRUCache.offload { try self.set(value, forKey: key, expiresAfter: expiresAfter) }
     }
 
-    /// Writes every unsaved value to disk; see ``save()``.
+    /// Writes every unsaved value to disk; see `save()`.
     public func save() async throws {
         try await DiskLRUCache.offload { try self.save() }
     }
 
-    /// Writes the unsaved value of `key`; see ``save(_:)``.
+    /// Writes the unsaved value of `key`; see `save(_:)`.
     public func save(_ key: Key) async throws {
         try await DiskLRUCache.offload { try self.save(key) }
     }
 
-    /// Removes `key` from memory and disk; see ``removePermanently(forKey:)``.
+    /// Removes `key` from memory and disk; see `removePermanently(forKey:)`.
     @discardableResult
     public func removePermanently(forKey key: Key) async throws -> Bool {
         try await DiskLRUCache.offload { try self.removePermanently(forKey: key) }
     }
 
-    /// Removes every value from memory and disk; see ``removeAll()``.
+    /// Removes every value from memory and disk; see `removeAll()`.
     public func removeAll() async throws {
         try await DiskLRUCache.offload { try self.removeAll() }
     }

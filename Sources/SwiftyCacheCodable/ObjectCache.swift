@@ -17,11 +17,11 @@ public import Foundation
 /// try pages.save()
 /// ```
 ///
-/// Each entry is one ``DiskLRUCache`` entry named by the SHA-256 of the key: slot 0 holds an
+/// Each entry is one `DiskLRUCache` entry named by the SHA-256 of the key: slot 0 holds an
 /// envelope (format, the original key, dates), slot 1 the encoded value, and further slots the
 /// raw parts of a ``CacheAttachments`` value. `Data` values are stored as they are.
 ///
-/// Values written with the subscript stay in memory, *unsaved*, until ``save()``; an unsaved
+/// Values written with the subscript stay in memory, *unsaved*, until `save()`; an unsaved
 /// value is never dropped silently: evicting or clearing it saves it first. Dropping the cache
 /// without saving loses unsaved values, as a crash would.
 ///
@@ -63,7 +63,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///   - diskOptions: Options for the engine, such as `fsync` on commit.
     ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
     /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/invalidConfiguration`` for a bad
-    ///   parameter, ``ObjectCacheError/Code/diskFailure`` (the engine's ``CacheError`` as its
+    ///   parameter, ``ObjectCacheError/Code/diskFailure`` (the engine's `CacheError` as its
     ///   cause) when the directory cannot be opened: locked by another cache, not a directory,
     ///   an I/O failure.
     public convenience init(
@@ -169,9 +169,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     }
 
     /// Reads the value for `key`, or `nil`; a write stores it in memory only, unsaved, until
-    /// ``save()`` or ``save(_:)`` (write-back). Setting `nil` removes the key from memory and
+    /// `save()` or `save(_:)` (write-back). Setting `nil` removes the key from memory and
     /// disk. Errors, which a subscript cannot throw, read as `nil` and go to the event handler
-    /// where they concern a particular value; use ``value(forKey:)`` to see them.
+    /// where they concern a particular value; use `value(forKey:)` to see them.
     public subscript(key: Key) -> Value? {
         get { try? value(forKey: key) }
         set {
@@ -300,7 +300,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
 
     /// Drops the value of `key` from memory, saving it first if it is unsaved; the disk keeps
     /// it. If the save fails, the value stays in memory, unsaved, and the failure goes to the
-    /// event handler; call ``save(_:)`` to see the error.
+    /// event handler; call `save(_:)` to see the error.
     public func clearMemory(forKey key: Key) {
         do {
             try save(key)

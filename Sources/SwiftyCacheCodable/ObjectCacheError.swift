@@ -1,17 +1,17 @@
 import SwiftyCacheCore
 
 /// The one error type ``ObjectCache`` and ``CacheStore`` throw. A failure of the disk engine
-/// is wrapped with the code ``Code/diskFailure`` and the engine's ``CacheError`` as its
+/// is wrapped with the code ``Code/diskFailure`` and the engine's `CacheError` as its
 /// ``cause``.
 public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is; extensible like ``CacheError/Code``.
+    /// What kind of failure this is; extensible like `CacheError.Code`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
         /// A value or key could not be encoded.
         public static let encodingFailed = Code("encoding failed")
-        /// The disk engine failed; ``ObjectCacheError/cause`` holds its ``CacheError``.
+        /// The disk engine failed; ``ObjectCacheError/cause`` holds its `CacheError`.
         public static let diskFailure = Code("disk failure")
         /// A parameter is out of range, or a namespace name is not a plain folder name.
         public static let invalidConfiguration = Code("invalid configuration")
@@ -32,7 +32,7 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
     public var key: String?
     /// The operation that failed, such as `"set"` or `"save"`.
     public var operation: String?
-    /// The underlying error: an encoding error or a ``CacheError``.
+    /// The underlying error: an encoding error or a `CacheError`.
     public var cause: (any Error)?
 
     /// Creates an error. The library builds its errors through named factories; this

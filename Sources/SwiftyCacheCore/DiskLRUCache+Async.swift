@@ -29,38 +29,38 @@ extension DiskLRUCache {
         }
     }
 
-    /// Returns a snapshot of the entry for `key`, or `nil`; see ``snapshot(forKey:)``.
+    /// Returns a snapshot of the entry for `key`, or `nil`; see `snapshot(forKey:)`.
     public func snapshot(forKey key: String) async throws -> Snapshot? {
         try await Self.offload { try self.snapshot(forKey: key) }
     }
 
-    /// Reads every slot of the entry for `key`, or `nil`; see ``data(forKey:)``.
+    /// Reads every slot of the entry for `key`, or `nil`; see `data(forKey:)`.
     public func data(forKey key: String) async throws -> [Data]? {
         try await Self.offload { try self.data(forKey: key) }
     }
 
-    /// Creates or replaces every slot; see ``setData(_:forKey:)``.
+    /// Creates or replaces every slot; see `setData(_:forKey:)`.
     public func setData(_ values: [Data], forKey key: String) async throws {
         try await Self.offload { try self.setData(values, forKey: key) }
     }
 
-    /// Replaces some slots of an existing entry; see ``setPartialData(_:forKey:)``.
+    /// Replaces some slots of an existing entry; see `setPartialData(_:forKey:)`.
     public func setPartialData(_ values: [Int: Data], forKey key: String) async throws {
         try await Self.offload { try self.setPartialData(values, forKey: key) }
     }
 
-    /// Removes the entry for `key`; see ``remove(_:)``.
+    /// Removes the entry for `key`; see `remove(_:)`.
     @discardableResult
     public func remove(_ key: String) async throws -> Bool {
         try await Self.offload { try self.remove(key) }
     }
 
-    /// Evicts down to ``maxSize`` and writes buffered journal lines; see ``flush()``.
+    /// Evicts down to ``maxSize`` and writes buffered journal lines; see `flush()`.
     public func flush() async throws {
         try await Self.offload { try self.flush() }
     }
 
-    /// Closes the cache; see ``close()``.
+    /// Closes the cache; see `close()`.
     public func close() async throws {
         try await Self.offload { try self.close() }
     }

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The glue between the public writing API (``DiskLRUCache/setData(_:forKey:)``, ``Editor``)
+/// The glue between the public writing API (`DiskLRUCache.setData(_:forKey:)`, ``Editor``)
 /// and the edit transaction of ``CacheState``: reserve under the lock, stage outside it,
 /// publish under it.
 extension DiskLRUCache {

@@ -128,7 +128,7 @@ public final class DiskLRUCache: Sendable {
     // MARK: Properties
 
     /// The committed bytes of all entries. It may exceed ``maxSize`` until the background
-    /// eviction catches up; after ``flush()`` it does not.
+    /// eviction catches up; after `flush()` it does not.
     public var size: Int { withState { $0.size } }
 
     /// The number of bytes the cache keeps at most.
@@ -140,7 +140,7 @@ public final class DiskLRUCache: Sendable {
     /// Hit, miss, write, eviction and removal counts since the cache was opened.
     public var statistics: CacheStatistics { withState { $0.statistics } }
 
-    /// Whether ``close()`` or ``delete()`` was called.
+    /// Whether `close()` or ``delete()`` was called.
     public var isClosed: Bool { withState { $0.isClosed } }
 
     /// Whether a journal write failed and no rebuild has repaired it yet. While it is `true`,
@@ -150,7 +150,7 @@ public final class DiskLRUCache: Sendable {
     /// Changes the size limit. Lowering it evicts least recently used entries in the background.
     ///
     /// - Throws: ``CacheError/Code/invalidConfiguration`` if `maxSize < 1`,
-    ///   ``CacheError/Code/cacheClosed`` after ``close()``.
+    ///   ``CacheError/Code/cacheClosed`` after `close()`.
     public func setMaxSize(_ maxSize: Int) throws {
         guard maxSize >= 1 else {
             throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: "setMaxSize")
@@ -180,7 +180,7 @@ public final class DiskLRUCache: Sendable {
 
     /// Reads every slot of the entry for `key`; `nil` if there is none.
     ///
-    /// - Throws: The errors of ``snapshot(forKey:)`` and ``Snapshot/readData(at:)``.
+    /// - Throws: The errors of `snapshot(forKey:)` and ``Snapshot/readData(at:)``.
     public func data(forKey key: String) throws -> [Data]? {
         try validate(key, operation: "data")
         // The values are opened under the lock (all old or all new slots) and read outside it,
@@ -333,7 +333,7 @@ public final class DiskLRUCache: Sendable {
 
     /// Closes the cache and deletes everything in its directory.
     ///
-    /// - Throws: The errors of ``close()``.
+    /// - Throws: The errors of `close()`.
     public func delete() throws {
         let failure: (any Error)?
         do {

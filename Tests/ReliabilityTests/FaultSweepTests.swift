@@ -10,132 +10,135 @@ import Glibc
 import Darwin
 #endif
 
-/// Fails the Nth file-system call of a representative workload, for every N the workload
-/// reaches, with each errno: every fault is a thrown error with context or absorbed, the process
-/// never traps, the cache stays usable, reopening is consistent, and no unsaved value is lost.
-@Suite struct FaultSweepTests {
-    static let errnos: [Int32] = [ENOSPC, EIO, EACCES]
+extension Slow {
+    /// Fails the Nth file-system call of a representative workload, for every N the workload
+    /// reaches, with each errno: every fault is a thrown error with context or absorbed, the process
+    /// never traps, the cache stays usable, reopening is consistent, and no unsaved value is lost.
+    @Suite(.tags(.slow)) struct FaultSweepTests {
+        static let errnos: [Int32] = [ENOSPC, EIO, EACCES]
 
-    /// An engine workload of checked values; returns the errors it saw.
-    static func engineWorkload(_ cache: DiskLRUCache) -> [any Error] {
-        var errors: [any Error] = []
-        func attempt(_ body: () throws -> Void) {
-            do { try body() } catch { errors.append(error) }
-        }
-        for step in 0..<12 {
-            let key = "k\(step % 5)"
-            attempt {
-                try cache.setData(
-                    (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: step, fillerLength: step * 7) },
-                    forKey: key)
+        /// An engine workload of checked values; returns the errors it saw.
+        static func engineWorkload(_ cache: DiskLRUCache) -> [any Error] {
+            var errors: [any Error] = []
+            func attempt(_ body: () throws -> Void) {
+                do { try body() } catch { errors.append(error) }
             }
-            if step % 3 == 0 {
+            for step in 0..<12 {
+                let key = "k\(step % 5)"
                 attempt {
-                    if try cache.contains(key) {
-                        try cache.setPartialData(
-                            [1: CheckedValue.make(key: key, slot: 1, sequence: 100 + step, fillerLength: 3)],
-                            forKey: key)
-                    }
+                    try cache.setData(
+                        (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: step, fillerLength: step * 7) },
+                        forKey: key)
                 }
-            }
-            if step % 4 == 0 { attempt { try cache.remove("k\((step + 2) % 5)") } }
-            if step % 5 == 0, let editor = try? cache.edit("e\(step)") {
-                attempt {
-                    try editor.setData(
-                        CheckedValue.make(key: "e\(step)", slot: 0, sequence: step, fillerLength: 1), at: 0)
-                    try editor.setData(
-                        CheckedValue.make(key: "e\(step)", slot: 1, sequence: step, fillerLength: 1), at: 1)
-                    try editor.commit()
-                }
-            }
-            attempt { _ = try cache.data(forKey: key) }
-        }
-        attempt { try cache.flush() }
-        return errors
-    }
-
-    @Test(arguments: errnos)
-    func engineSurvivesAFaultAtEveryCall(errno code: Int32) throws {
-        var faults = 0
-        for faultIndex in 1... {
-            let directory = TemporaryDirectory("engine-sweep")
-            let fileSystem = FaultInjectingFileSystem()
-            let cache = try DiskLRUCache(
-                directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 3_000, fileSystem: fileSystem)
-            fileSystem.failCall(number: faultIndex, errno: code)
-            let errors = Self.engineWorkload(cache)
-            let reached = fileSystem.injectedFaults > 0
-            fileSystem.heal()
-            for error in errors {
-                // Every error is the cache's, and says what failed and where.
-                let cacheError = try #require(error as? CacheError, "fault \(faultIndex): \(error)")
-                #expect(cacheError.operation != nil)
-                if cacheError.code == .ioFailure { #expect(cacheError.path != nil && cacheError.cause != nil) }
-            }
-            // Still usable.
-            try cache.setData(
-                [
-                    CheckedValue.make(key: "after", slot: 0, sequence: 1, fillerLength: 1),
-                    CheckedValue.make(key: "after", slot: 1, sequence: 1, fillerLength: 1),
-                ], forKey: "after")
-            #expect(try cache.data(forKey: "after") != nil)
-            try? cache.close()
-            do {
-                try CacheInvariants.check(directory.url)
-            } catch {
-                Issue.record("fault at call \(faultIndex) (\(code)): \(error)")
-            }
-            guard reached else { break }
-            faults += 1
-        }
-        #expect(faults > 100)
-        print("fault sweep: engine, errno \(code): \(faults) faults injected, one per call of the workload")
-    }
-
-    @Test(arguments: errnos)
-    func writeBackTierLosesNoUnsavedValueAtAnyFault(errno code: Int32) throws {
-        var faults = 0
-        for faultIndex in 1... {
-            let directory = TemporaryDirectory("objects-sweep")
-            let fileSystem = FaultInjectingFileSystem()
-            var expected: [String: String] = [:]
-            do {
-                let cache = try ObjectCache<String, String>(
-                    directory: directory.url, memoryLimit: 3, fileSystem: fileSystem)
-                fileSystem.failCall(number: faultIndex, errno: code)
-                for step in 0..<8 {
-                    let key = "key\(step % 6)"
-                    cache[key] = "value \(step)"  // write-back; eviction from memory saves
-                    expected[key] = "value \(step)"
-                    if step % 3 == 2 {
-                        do {
-                            try cache.set("set \(step)", forKey: "direct\(step)")
-                            expected["direct\(step)"] = "set \(step)"
-                        } catch let error as ObjectCacheError {
-                            #expect(error.key == "direct\(step)" && error.cause != nil)
+                if step % 3 == 0 {
+                    attempt {
+                        if try cache.contains(key) {
+                            try cache.setPartialData(
+                                [1: CheckedValue.make(key: key, slot: 1, sequence: 100 + step, fillerLength: 3)],
+                                forKey: key)
                         }
                     }
-                    if step == 5 { _ = try? cache.save() }
                 }
-                _ = try? cache.value(forKey: "key0")
-                fileSystem.heal()
-                // Nothing the subscript accepted was dropped: one save now persists it all.
-                try cache.save()
-                for (key, value) in expected {
-                    #expect(try cache.value(forKey: key) == value, "fault \(faultIndex): \(key)")
+                if step % 4 == 0 { attempt { try cache.remove("k\((step + 2) % 5)") } }
+                if step % 5 == 0, let editor = try? cache.edit("e\(step)") {
+                    attempt {
+                        try editor.setData(
+                            CheckedValue.make(key: "e\(step)", slot: 0, sequence: step, fillerLength: 1), at: 0)
+                        try editor.setData(
+                            CheckedValue.make(key: "e\(step)", slot: 1, sequence: step, fillerLength: 1), at: 1)
+                        try editor.commit()
+                    }
                 }
-                try cache.close()
+                attempt { _ = try cache.data(forKey: key) }
             }
-            let reached = fileSystem.injectedFaults > 0
-            let reopened = try ObjectCache<String, String>(directory: directory.url)
-            for (key, value) in expected {
-                #expect(try reopened.value(forKey: key) == value, "fault \(faultIndex) (\(code)): \(key) after reopen")
-            }
-            try reopened.close()
-            guard reached else { break }
-            faults += 1
+            attempt { try cache.flush() }
+            return errors
         }
-        #expect(faults > 50)
-        print("fault sweep: ObjectCache write-back, errno \(code): \(faults) faults injected")
+
+        @Test(arguments: errnos)
+        func engineSurvivesAFaultAtEveryCall(errno code: Int32) throws {
+            var faults = 0
+            for faultIndex in 1... {
+                let directory = TemporaryDirectory("engine-sweep")
+                let fileSystem = FaultInjectingFileSystem()
+                let cache = try DiskLRUCache(
+                    directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 3_000, fileSystem: fileSystem)
+                fileSystem.failCall(number: faultIndex, errno: code)
+                let errors = Self.engineWorkload(cache)
+                let reached = fileSystem.injectedFaults > 0
+                fileSystem.heal()
+                for error in errors {
+                    // Every error is the cache's, and says what failed and where.
+                    let cacheError = try #require(error as? CacheError, "fault \(faultIndex): \(error)")
+                    #expect(cacheError.operation != nil)
+                    if cacheError.code == .ioFailure { #expect(cacheError.path != nil && cacheError.cause != nil) }
+                }
+                // Still usable.
+                try cache.setData(
+                    [
+                        CheckedValue.make(key: "after", slot: 0, sequence: 1, fillerLength: 1),
+                        CheckedValue.make(key: "after", slot: 1, sequence: 1, fillerLength: 1),
+                    ], forKey: "after")
+                #expect(try cache.data(forKey: "after") != nil)
+                try? cache.close()
+                do {
+                    try CacheInvariants.check(directory.url)
+                } catch {
+                    Issue.record("fault at call \(faultIndex) (\(code)): \(error)")
+                }
+                guard reached else { break }
+                faults += 1
+            }
+            #expect(faults > 100)
+            print("fault sweep: engine, errno \(code): \(faults) faults injected, one per call of the workload")
+        }
+
+        @Test(arguments: errnos)
+        func writeBackTierLosesNoUnsavedValueAtAnyFault(errno code: Int32) throws {
+            var faults = 0
+            for faultIndex in 1... {
+                let directory = TemporaryDirectory("objects-sweep")
+                let fileSystem = FaultInjectingFileSystem()
+                var expected: [String: String] = [:]
+                do {
+                    let cache = try ObjectCache<String, String>(
+                        directory: directory.url, memoryLimit: 3, fileSystem: fileSystem)
+                    fileSystem.failCall(number: faultIndex, errno: code)
+                    for step in 0..<8 {
+                        let key = "key\(step % 6)"
+                        cache[key] = "value \(step)"  // write-back; eviction from memory saves
+                        expected[key] = "value \(step)"
+                        if step % 3 == 2 {
+                            do {
+                                try cache.set("set \(step)", forKey: "direct\(step)")
+                                expected["direct\(step)"] = "set \(step)"
+                            } catch let error as ObjectCacheError {
+                                #expect(error.key == "direct\(step)" && error.cause != nil)
+                            }
+                        }
+                        if step == 5 { _ = try? cache.save() }
+                    }
+                    _ = try? cache.value(forKey: "key0")
+                    fileSystem.heal()
+                    // Nothing the subscript accepted was dropped: one save now persists it all.
+                    try cache.save()
+                    for (key, value) in expected {
+                        #expect(try cache.value(forKey: key) == value, "fault \(faultIndex): \(key)")
+                    }
+                    try cache.close()
+                }
+                let reached = fileSystem.injectedFaults > 0
+                let reopened = try ObjectCache<String, String>(directory: directory.url)
+                for (key, value) in expected {
+                    #expect(
+                        try reopened.value(forKey: key) == value, "fault \(faultIndex) (\(code)): \(key) after reopen")
+                }
+                try reopened.close()
+                guard reached else { break }
+                faults += 1
+            }
+            #expect(faults > 50)
+            print("fault sweep: ObjectCache write-back, errno \(code): \(faults) faults injected")
+        }
     }
 }
