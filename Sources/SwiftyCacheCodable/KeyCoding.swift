@@ -1,27 +1,8 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
-
-/// Turns a key's canonical bytes into a name the disk engine accepts (`[a-z0-9_-]{1,120}`).
-///
-/// The default, ``SHA256KeyHasher``, is right for real use. Tests inject a weaker one to force
-/// collisions; a collision is always detected, because the original key is stored with the
-/// value and compared on every read.
-public protocol CacheKeyHasher: Sendable {
-    /// A valid engine key for `keyBytes`; equal inputs must give equal outputs.
-    func engineKey(for keyBytes: Data) -> String
-}
-
-/// Hashes keys with SHA-256 into 64 lowercase hexadecimal digits.
-public struct SHA256KeyHasher: CacheKeyHasher {
-    public init() {}
-
-    public func engineKey(for keyBytes: Data) -> String {
-        SHA256.hexDigest(keyBytes)
-    }
-}
 
 /// Canonical key bytes: equal keys encode to equal bytes (JSON with sorted keys).
 enum KeyCoding {
