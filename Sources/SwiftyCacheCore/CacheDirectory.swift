@@ -91,33 +91,58 @@ struct CacheDirectory: Sendable {
         }
     }
 
-    /// Deletes everything in the directory except, with `keepingLock`, the lock file,
-    /// recursing into folders without following symbolic links. Errors on single files are
-    /// ignored: what cannot be deleted is overwritten or swept later.
-    func empty(keepingLock: Bool) {
-        removeContents(of: path, keepingLock: keepingLock)
+    /// The files of the directory's own, by name, as opposed to value files and files the
+    /// cache did not create.
+    enum OwnFile {
+        case journal, temporaryJournal, backupJournal, trash, lock, cleanMarker
     }
 
-    private func removeContents(of folder: String, keepingLock: Bool) {
-        guard let names = try? fileSystem.contentsOfDirectory(folder) else { return }
-        for name in names {
-            if keepingLock && folder == path && name == Self.lockFileName { continue }
-            let child = folder + "/" + name
-            if (try? fileSystem.kind(of: child)) == .directory {
-                removeContents(of: child, keepingLock: false)
-                try? fileSystem.rmdir(child)
-            } else {
-                try? fileSystem.unlink(child)
+    /// The role of `name` if it is one of the directory's own files: the journals, the lock, the
+    /// clean marker, or the trash a journal rebuild leaves (`journal.bkp.N.tmp`).
+    static func ownFile(named name: String) -> OwnFile? {
+        switch name {
+        case Journal.fileName: return .journal
+        case Journal.temporaryFileName: return .temporaryJournal
+        case Journal.backupFileName: return .backupJournal
+        case lockFileName: return .lock
+        case cleanMarkerFileName: return .cleanMarker
+        default:
+            let prefix = Journal.backupFileName + "."
+            guard name.hasPrefix(prefix), name.hasSuffix(".tmp") else { return nil }
+            let digits = name.utf8.dropFirst(prefix.utf8.count).dropLast(4)
+            guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                return nil
             }
+            return .trash
         }
     }
 
-    /// Leaves the marker that tells the next open no stray file exists. Best effort: without
-    /// it, the next open sweeps the directory, which is only slower.
+    /// Leaves the marker that tells the next open no stray file exists. It records the
+    /// journal's size, identity and modification time, so that a journal another writer (the
+    /// Java library) changed since makes the marker void. Best effort: without it, the next
+    /// open sweeps the directory, which is only slower.
     func leaveCleanMarker() {
-        guard let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
+        guard let status = try? fileSystem.status(atPath: journalPath), status.kind == .regular,
+            let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
         else { return }
+        let text = Self.markerText(for: status)
+        try? fileSystem.writeAll(fd, Array(text.utf8))
         try? fileSystem.close(fd)
+    }
+
+    /// Whether the clean marker vouches for the journal as it is now. Reads at most 256 bytes.
+    func cleanMarkerMatches(_ journal: FileStatus) -> Bool {
+        guard let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.readOnly, mode: 0) else { return false }
+        defer { try? fileSystem.close(fd) }
+        guard let status = try? fileSystem.status(of: fd), status.kind == .regular else { return false }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
+        return String(decoding: buffer.prefix(count), as: UTF8.self) == Self.markerText(for: journal)
+    }
+
+    private static func markerText(for journal: FileStatus) -> String {
+        "\(journal.size) \(journal.identity.device) \(journal.identity.inode) "
+            + "\(journal.modificationSeconds) \(journal.modificationNanoseconds)\n"
     }
 
     /// Flushes the directory itself, so that renames and creations in it survive a power loss.
@@ -125,6 +150,33 @@ struct CacheDirectory: Sendable {
         let fd = try fileSystem.open(path, flags: OpenFlags.directory, mode: 0)
         defer { try? fileSystem.close(fd) }
         try fileSystem.fsync(fd)
+    }
+
+    /// The `appVersion` and `valueCount` the journal's header records; `nil` when there is no
+    /// journal or its header is damaged.
+    ///
+    /// - Throws: ``CacheError/Code/notACacheDirectory`` for a file that is not a journal.
+    func journalHeader() throws(CacheError) -> (appVersion: Int, valueCount: Int)? {
+        if let status = try? fileSystem.status(atPath: journalPath), status.kind != .regular {
+            throw CacheError.notACacheDirectory(path: journalPath, reason: "it is not a regular file")
+        }
+        guard let fd = try? fileSystem.open(journalPath, flags: OpenFlags.readOnly, mode: 0) else { return nil }
+        defer { try? fileSystem.close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = buffer.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
+        let lines = buffer[0..<count].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
+            String(decoding: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0, as: UTF8.self)
+        }
+        guard let first = lines.first, first == Journal.magic else {
+            if count > 0, buffer[0] != 0, !Journal.magic.utf8.starts(with: buffer[0..<min(count, 23)]) {
+                throw CacheError.notACacheDirectory(path: journalPath, reason: "its first line is not \(Journal.magic)")
+            }
+            return nil
+        }
+        guard lines.count > 3, let appVersion = Int(lines[2]), let valueCount = Int(lines[3]), valueCount >= 1 else {
+            return nil
+        }
+        return (appVersion, valueCount)
     }
 
     /// Whether the directory itself still exists (something may delete it underneath the cache).

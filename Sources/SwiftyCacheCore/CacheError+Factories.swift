@@ -113,6 +113,27 @@ extension CacheError {
         CacheError(code: .snapshotClosed, message: "the snapshot was closed", key: key, operation: operation)
     }
 
+    static func notACacheDirectory(path: String, reason: String) -> CacheError {
+        CacheError(
+            code: .notACacheDirectory,
+            message:
+                "this directory's journal is not a DiskLruCache journal (\(reason)); choose an empty directory or one this cache created",
+            path: path, operation: "open")
+    }
+
+    static func foreignFile(key: String, path: String) -> CacheError {
+        CacheError(
+            code: .foreignFile,
+            message: "a file the cache did not create has this key's value file name; it is left alone and the key refused",
+            key: key, path: path, operation: "edit")
+    }
+
+    static func readOnly(operation: String, key: String? = nil) -> CacheError {
+        CacheError(
+            code: .readOnly, message: "the cache was opened read-only; nothing can be written", key: key,
+            operation: operation)
+    }
+
     /// Whether this error's cause is a system call that found no such file or directory.
     var isNoEntry: Bool { (cause as? SystemCallError)?.errno == Errno.noEntry }
 }

@@ -28,6 +28,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case corruptValue = "corrupt value"
             case snapshotClosed = "snapshot closed"
             case editorBusy = "editor busy"
+            case notACacheDirectory = "not a cache directory"
+            case foreignFile = "foreign file"
+            case readOnly = "read-only"
         }
 
         private let value: Value
@@ -68,6 +71,14 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// The editor was called from inside its own ``Editor/write(at:_:)`` closure, or from
         /// another thread while that closure runs.
         public static let editorBusy = Code(.editorBusy)
+        /// The directory holds a `journal` that is not a DiskLruCache journal: it belongs to
+        /// something else, and the cache touched nothing.
+        public static let notACacheDirectory = Code(.notACacheDirectory)
+        /// A file the cache did not create has the name a value of this key would take; the
+        /// cache refuses to replace it.
+        public static let foreignFile = Code(.foreignFile)
+        /// The cache was opened with ``DiskLRUCache/Options/readOnly``.
+        public static let readOnly = Code(.readOnly)
 
         /// The code's name, such as `"I/O failure"`.
         public var description: String { value.rawValue }

@@ -3,18 +3,25 @@
 /// everything (index, sizes, journal lines, victims) under the cache lock; the staging of
 /// values happens before, outside the lock.
 extension CacheState {
-    /// Marks `key` as being edited and returns the editor's ID; `nil` when another editor holds
-    /// the key, or when the entry changed since `expectedSequenceNumber` (snapshot edits).
+    /// Marks `key` as being edited, journals `DIRTY` and returns the editor's ID; `nil` when
+    /// another editor holds the key, or when the entry changed since `expectedSequenceNumber`
+    /// (snapshot edits).
     ///
-    /// With `journalsNow`, `DIRTY` is written at once, as the Java cache does for its editors.
-    /// One-shot writes pass `false`: their `DIRTY` goes out at commit, just before the values
-    /// are published, so a crash while they are staged leaves the previous entry intact.
+    /// `DIRTY` reaches the journal file before any value is staged, as the Java cache does: a
+    /// crash from then on leaves a `DIRTY` line without its end, and the next open, by this
+    /// cache or the Java one, deletes the key's files (staged and committed) rather than trust
+    /// them. The previous value of the key is lost in that case, never mixed with a new one.
     ///
     /// - Throws: ``CacheError/Code/entryNotFound`` when `requiresEntry` and there is no
-    ///   committed entry; the journal's errors.
+    ///   committed entry; ``CacheError/Code/readOnly``, ``CacheError/Code/foreignFile``; the
+    ///   journal's errors.
     mutating func reserveEdit(
-        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsNow: Bool
+        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool
     ) throws(CacheError) -> UInt64? {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "edit", key: key) }
+        if !foreignKeys.isEmpty, foreignKeys.contains(key) {
+            throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))
+        }
         let existing = table.index(of: key)
         if let expectedSequenceNumber {
             guard let existing, table[existing].isReadable, table[existing].sequenceNumber == expectedSequenceNumber
@@ -33,11 +40,8 @@ extension CacheState {
         let editorID = nextEditorID
         nextEditorID += 1
         table.setEditor(index, editorID)
-        guard journalsNow else { return editorID }
         table.setDirtyJournaled(index, true)
         table.touch(index)
-        // DIRTY reaches the OS before any value is staged, so that a crash from here on makes
-        // the next open delete this entry's files rather than trust them.
         journal.append(.dirty, key: key)
         do {
             try journal.flush(operation: "edit", key: key)
@@ -73,16 +77,6 @@ extension CacheState {
         }
         do {
             try ensureJournalWritable(operation: "commit", key: key)
-            if !entry.isDirtyJournaled {
-                // A one-shot write. For an existing entry, DIRTY must reach the OS before any
-                // value is published, or a crash could pair its old CLEAN line with new files. A
-                // new entry has no CLEAN line to protect: its DIRTY goes out with its CLEAN in
-                // one write, and a crash before that leaves only unreferenced files, which
-                // opening sweeps.
-                journal.append(.dirty, key: key)
-                table.setDirtyJournaled(index, true)
-                if entry.isReadable { try journal.flush(operation: "commit", key: key) }
-            }
         } catch {
             discardStaged(key: key, staged: staged)
             releaseEditor(at: index)
@@ -108,7 +102,9 @@ extension CacheState {
         var lengths = entry.lengths
         for slot in staged.indices {
             guard let value = staged[slot] else { continue }
-            size += value.length - lengths[slot]
+            // Saturating: sizes come from real writes, but the total from a journal may be huge.
+            let (grown, overflow) = size.addingReportingOverflow(value.length - lengths[slot])
+            size = overflow ? Int.max : grown
             lengths[slot] = value.length
         }
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)

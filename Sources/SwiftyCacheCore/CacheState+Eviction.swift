@@ -44,8 +44,9 @@ extension CacheState {
     mutating func runCleanup() {
         isCleanupScheduled = false
         guard !isClosed else { return }
+        // A journal that stays broken does not stop eviction: it frees space without it.
+        try? ensureJournalWritable(operation: "cleanup", key: nil)
         do {
-            try ensureJournalWritable(operation: "cleanup", key: nil)
             try trimToSize()
             if isJournalRebuildRequired { try rebuildJournal() }
         } catch {
@@ -55,6 +56,7 @@ extension CacheState {
 
     /// Evicts down to `maxSize`, writes buffered lines, and compacts the journal if due.
     mutating func flush() throws(CacheError) {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "flush") }
         try ensureJournalWritable(operation: "flush", key: nil)
         try trimToSize()
         try journal.flush(operation: "flush")

@@ -24,14 +24,19 @@ extension CacheState {
             guard entry.sequenceNumber < nextSequenceNumber else {
                 return "entry \(entry.key) has a sequence number never issued"
             }
-            if entry.isReadable { total += entry.totalLength }
+            if entry.isReadable {
+                let (sum, overflow) = total.addingReportingOverflow(entry.totalLength)
+                total = overflow ? Int.max : sum
+            }
         }
         guard total == size else { return "size is \(size) but the committed lengths sum to \(total)" }
         guard redundantOpCount >= 0 else { return "redundantOpCount is negative: \(redundantOpCount)" }
         guard journal.failure == nil || journal.buffer.isEmpty else {
             return "lines are buffered behind a failed journal write"
         }
-        guard isClosed == (lock == nil) else { return "the directory lock does not match isClosed" }
+        guard isClosed ? lock == nil : (lock != nil || isReadOnly) else {
+            return "the directory lock does not match isClosed"
+        }
         if isClosed {
             guard journal.fd == -1 else { return "a closed cache keeps its journal open" }
         }

@@ -1,74 +1,63 @@
 /// Opening a directory as it was left: restoring the journal backup, replaying the journal,
-/// deleting half-finished edits and stray files, or emptying the directory when the journal is
-/// unusable; and recreating a directory deleted underneath an open cache.
+/// deleting half-finished edits and stray files, or deleting the cache's files when the journal
+/// is unusable; and recreating a directory deleted underneath an open cache.
+///
+/// Only files the cache created are ever deleted: the journal's own names, and value files
+/// whose key a journal line names. Everything else is listed in the report and left alone.
 extension CacheState {
     /// Opens the directory as it was left. Called with the directory lock held.
     ///
+    /// - Throws: ``CacheError/Code/notACacheDirectory`` when `journal` is not a DiskLruCache
+    ///   journal (nothing is touched then), ``CacheError/Code/ioFailure``.
     /// - Complexity: O(n) in the journal's lines and, when it sweeps, the directory's files.
+    ///   Memory: the index, plus one line and one 64 KiB chunk.
     mutating func recover() throws(CacheError) -> RecoveryReport {
         var report = RecoveryReport()
+        try promoteBackupJournal(&report)
+        let journalStatus: FileStatus?
         do {
-            if try fileSystem.kind(of: directory.backupJournalPath) != nil {
-                if try fileSystem.kind(of: directory.journalPath) != nil {
-                    try fileSystem.unlink(directory.backupJournalPath)
-                } else {
-                    try fileSystem.rename(directory.backupJournalPath, to: directory.journalPath)
-                    report.restoredBackup = true
-                }
-            }
-        } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: directory.backupJournalPath)
-        }
-
-        let journalKind: FileKind?
-        let closedCleanly: Bool
-        do {
-            journalKind = try fileSystem.kind(of: directory.journalPath)
-            // Removed before anything else, so a crash in this session makes the next open sweep.
-            closedCleanly = try fileSystem.kind(of: directory.cleanMarkerPath) == .regular
-            try fileSystem.removeFileIfPresent(directory.cleanMarkerPath)
+            journalStatus = try fileSystem.status(atPath: directory.journalPath)
         } catch {
             throw CacheError.ioFailure(error, operation: "open", path: directory.journalPath)
         }
-        guard let journalKind else {
-            // A new cache, or one whose journal is gone: nothing on disk can be trusted.
-            report.removedStrayFiles = sweep()
-            report.sweptDirectory = true
+        guard let journalStatus else {
+            // A new cache, or one whose journal is gone: no file here is provably the cache's.
+            removeCleanMarker()
+            sweep(knownKeys: [], wipe: false, report: &report)
             try rebuildJournal()
             return report
         }
-        guard journalKind == .regular else {
-            try wipe(reason: "the journal is not a regular file", report: &report)
+        guard journalStatus.kind == .regular else {
+            throw CacheError.notACacheDirectory(path: directory.journalPath, reason: "it is not a regular file")
+        }
+        var removedKeys: Set<String> = []
+        let summary = try replayJournal(size: journalStatus.size, removedKeys: &removedKeys)
+        if summary.firstLine == .foreign {
+            table.removeAll()
+            throw CacheError.notACacheDirectory(
+                path: directory.journalPath, reason: "its first line is not \(Journal.magic)")
+        }
+        let closedCleanly = directory.cleanMarkerMatches(journalStatus)
+        // Removed before anything else, so a crash in this session makes the next open sweep.
+        removeCleanMarker()
+        if let corruption = summary.corruption {
+            let known = removedKeys.union(summary.keysAfterCorruption).union(table.allKeys)
+            try wipe(reason: corruption.description, knownKeys: known, report: &report)
             return report
         }
-
-        let bytes: [UInt8]
-        do {
-            bytes = try fileSystem.readWholeFile(directory.journalPath)
-        } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: directory.journalPath)
-        }
-        let contents: Journal.Summary
-        do {
-            // Entries number at most the lines; a rebuilt journal has about one line per entry.
-            table.reserveCapacity(Journal.lineCount(bytes))
-            // Replayed as parsed: no array of records in between.
-            contents = try Journal.parse(bytes, appVersion: journal.appVersion, valueCount: valueCount) {
-                key, operation in
-                replay(key, operation)
-            }
-        } catch {
-            try wipe(reason: error.description, report: &report)
+        redundantOpCount = summary.recordCount - table.count
+        let dropped = dropIncompleteEntries(removedKeys: &removedKeys)
+        guard let total = committedTotal() else {
+            let known = removedKeys.union(table.allKeys)
+            try wipe(reason: "the journal's lengths add up past Int.max", knownKeys: known, report: &report)
             return report
         }
-        redundantOpCount = contents.recordCount - table.count
-        report.droppedIncompleteEntries = dropIncompleteEntries()
-        if !closedCleanly || report.droppedIncompleteEntries > 0 || contents.hasUnterminatedLine {
-            report.removedStrayFiles = sweep()
-            report.sweptDirectory = true
+        size = total
+        report.droppedIncompleteEntries = dropped
+        if !closedCleanly || dropped > 0 || summary.hasUnterminatedLine {
+            sweep(knownKeys: removedKeys, wipe: false, report: &report)
         }
-
-        if contents.hasUnterminatedLine {
+        if summary.hasUnterminatedLine {
             // Never append after a torn line: rewrite the journal from what was read.
             try rebuildJournal()
             report.rebuiltJournal = true
@@ -78,15 +67,82 @@ extension CacheState {
         return report
     }
 
+    /// Promotes `journal.bkp` when `journal` is missing (a crash in the middle of a rebuild),
+    /// or deletes it when both exist.
+    private mutating func promoteBackupJournal(_ report: inout RecoveryReport) throws(CacheError) {
+        do {
+            guard try fileSystem.kind(of: directory.backupJournalPath) == .regular else { return }
+            if try fileSystem.kind(of: directory.journalPath) != nil {
+                try fileSystem.unlink(directory.backupJournalPath)
+            } else {
+                try fileSystem.rename(directory.backupJournalPath, to: directory.journalPath)
+                report.restoredBackup = true
+            }
+        } catch {
+            throw CacheError.ioFailure(error, operation: "open", path: directory.backupJournalPath)
+        }
+    }
+
+    private mutating func removeCleanMarker() {
+        deleteFile(directory.cleanMarkerPath)
+    }
+
+    /// Streams the journal through a ``JournalParser`` into the index, 64 KiB at a time. Stops
+    /// at once on a file that is not a journal; after a corrupt line, reads on only to learn
+    /// which keys the rest names.
+    ///
+    /// - Parameter size: The file's size, for a bounded estimate of the index's capacity.
+    mutating func replayJournal(size: Int64, removedKeys: inout Set<String>) throws(CacheError) -> JournalParser.Summary {
+        let path = directory.journalPath
+        let fd: Int32
+        do {
+            fd = try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
+        } catch {
+            throw CacheError.ioFailure(error, operation: "open", path: path)
+        }
+        defer { try? fileSystem.close(fd) }
+        return try replayJournal(fd: fd, path: path, size: size, removedKeys: &removedKeys).summary
+    }
+
+    /// Streams the journal open at `fd`; returns what the parser saw and how many bytes it read.
+    mutating func replayJournal(
+        fd: Int32, path: String, size: Int64, removedKeys: inout Set<String>
+    ) throws(CacheError) -> (summary: JournalParser.Summary, consumed: Int64) {
+        // A rebuilt journal has one line of 40 or more bytes per entry; the estimate is capped,
+        // never taken from an untrusted count.
+        table.reserveCapacity(Int(clamping: min(size / 40, 1 << 16)))
+        var parser = JournalParser(appVersion: journal.appVersion, valueCount: valueCount)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { chunk.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let count: Int
+            do {
+                count = try fileSystem.read(fd, into: chunk, at: offset)
+            } catch {
+                throw CacheError.ioFailure(error, operation: "open", path: path)
+            }
+            if count == 0 { break }
+            offset += Int64(count)
+            parser.consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count])) { key, operation in
+                replay(key, operation, removedKeys: &removedKeys)
+            }
+            if parser.isForeign { break }
+        }
+        return (parser.finish(), offset)
+    }
+
     /// Applies one journal record to the index, as the Java cache does: every mention of a key
-    /// except `REMOVE` makes it the most recently used.
+    /// except `REMOVE` makes it the most recently used. Removed keys are remembered: their
+    /// leftover files are the cache's to delete.
     ///
     /// - Complexity: O(1): one hash lookup (a `CLEAN` or `DIRTY` of a new key inserts with the
     ///   same probe) and one in-place update.
-    mutating func replay(_ key: String, _ operation: Journal.Operation) {
+    mutating func replay(_ key: String, _ operation: Journal.Operation, removedKeys: inout Set<String>) {
         switch operation {
         case .remove:
             if let index = table.index(of: key) { table.remove(at: index) }
+            removedKeys.insert(key)
         case .read:
             if let index = table.index(of: key) { table.touch(index) }
         case .dirty:
@@ -100,40 +156,92 @@ extension CacheState {
         }
     }
 
-    /// Deletes entries left mid-edit, and sums the sizes of the others.
-    private mutating func dropIncompleteEntries() -> Int {
+    /// Deletes the files of entries left mid-edit and drops them.
+    private mutating func dropIncompleteEntries(removedKeys: inout Set<String>) -> Int {
         var dropped = 0
-        size = 0
         // In storage order, not LRU order: sequential memory, and removal keeps indices.
-        for index in table.indicesInStorageOrder {
-            let entry = table[index]
-            if entry.isBeingEdited {
-                if !storage.deleteEverything(of: entry.key) { hasUndeletedFiles = true }
+        for index in table.indicesInStorageOrder where table[index].isBeingEdited {
+            let key = table[index].key
+            if isReadOnly {
                 table.remove(at: index)
-                dropped += 1
             } else {
-                size += entry.totalLength
+                if !storage.deleteEverything(of: key) { hasUndeletedFiles = true }
+                table.remove(at: index)
+                removedKeys.insert(key)
             }
+            dropped += 1
         }
         return dropped
     }
 
-    /// Deletes the storage's files that no readable entry refers to.
-    private mutating func sweep() -> Int {
-        let table = self.table
-        return storage.sweep { key in
-            guard let index = table.index(of: key) else { return false }
-            return table[index].isReadable
+    /// The committed bytes of all entries; `nil` if they add up past `Int.max` (a hostile or
+    /// damaged journal).
+    func committedTotal() -> Int? {
+        var total = 0
+        for index in table.indicesInStorageOrder {
+            let (sum, overflow) = total.addingReportingOverflow(table[index].totalLength)
+            guard !overflow else { return nil }
+            total = sum
         }
+        return total
     }
 
-    /// Empties the directory (keeping the lock) and starts a fresh journal.
-    private mutating func wipe(reason: String, report: inout RecoveryReport) throws(CacheError) {
-        directory.empty(keepingLock: true)
+    /// Deletes the cache's stray files: leftover temporary journals, staged values, and values
+    /// of keys that are not live or slots past `valueCount`, for keys the journal names (live
+    /// ones and `knownKeys`). With `wipe`, every value file of those keys and the journals go
+    /// too. Files of other names are listed in the report and left alone.
+    mutating func sweep(knownKeys: Set<String>, wipe: Bool, report: inout RecoveryReport) {
+        report.sweptDirectory = true
+        guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return }
+        var unknown: [String] = []
+        for name in names {
+            let path = directory.path(name)
+            if let role = CacheDirectory.ownFile(named: name) {
+                switch role {
+                case .temporaryJournal, .trash: break
+                case .journal, .backupJournal: guard wipe else { continue }
+                case .lock, .cleanMarker: continue
+                }
+                if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }
+                continue
+            }
+            guard let file = storage.classify(fileNamed: name) else {
+                unknown.append(name)
+                continue
+            }
+            let index = table.index(of: file.key)
+            guard index != nil || knownKeys.contains(file.key) else {
+                unknown.append(name)
+                foreignKeys.insert(file.key)
+                continue
+            }
+            let isLive = index.map { table[$0].isReadable } ?? false
+            guard wipe || file.isStaged || !isLive || file.slot >= valueCount else { continue }
+            if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }
+        }
+        report.unknownFiles = unknown.sorted()
+    }
+
+    /// Deletes the cache's files (the journals and the values of `knownKeys`) and starts a
+    /// fresh journal. Files the cache did not create stay, and are listed in the report.
+    private mutating func wipe(reason: String, knownKeys: Set<String>, report: inout RecoveryReport) throws(CacheError) {
         table.removeAll()
         size = 0
         report.wipeReason = reason
+        sweep(knownKeys: knownKeys, wipe: true, report: &report)
         try rebuildJournal()
+    }
+
+    /// Deletes every file of the cache that is closed: the journals, the clean marker, the lock
+    /// and the values of the keys it knows, then the directory if nothing else is left in it.
+    /// Returns the names of the files it left.
+    mutating func deleteOwnFiles() -> [String] {
+        var report = RecoveryReport()
+        sweep(knownKeys: table.allKeys, wipe: true, report: &report)
+        deleteFile(directory.cleanMarkerPath)
+        deleteFile(directory.lockPath)
+        if report.unknownFiles.isEmpty { try? fileSystem.rmdir(directory.path) }
+        return report.unknownFiles
     }
 
     /// Recreates the directory after something deleted it underneath the cache (an OS cache

@@ -29,12 +29,24 @@ struct CacheState {
     /// next open sweeps the directory.
     var hasUndeletedFiles = false
     private var trashCounter = 0
+    /// Opened with ``DiskLRUCache/Options/readOnly``: nothing is ever written, created or
+    /// deleted, and each read is checked against what the writer appended since (`readOnlyView`).
+    let isReadOnly: Bool
+    /// For a read-only cache: the journal as replayed, and what changed in it since.
+    var readOnlyView: ReadOnlyView?
+    /// Keys whose value file name is taken by a file the cache did not create; edits of them are
+    /// refused, so that such a file is never replaced.
+    var foreignKeys: Set<String> = []
 
-    init(directory: CacheDirectory, storage: any ValueStorage, journal: JournalWriter, maxSize: Int) {
+    init(
+        directory: CacheDirectory, storage: any ValueStorage, journal: JournalWriter, maxSize: Int,
+        isReadOnly: Bool = false
+    ) {
         self.directory = directory
         self.storage = storage
         self.journal = journal
         self.maxSize = maxSize
+        self.isReadOnly = isReadOnly
     }
 
     var fileSystem: any FileSystem { directory.fileSystem }
@@ -49,7 +61,7 @@ struct CacheState {
 
     /// Returns `true` when the caller must dispatch a background cleanup (once per batch).
     mutating func claimCleanup() -> Bool {
-        guard !isClosed, needsCleanup, !isCleanupScheduled else { return false }
+        guard !isClosed, !isReadOnly, needsCleanup, !isCleanupScheduled else { return false }
         isCleanupScheduled = true
         return true
     }
@@ -92,37 +104,73 @@ struct CacheState {
 
     // MARK: Reading
 
-    /// An entry's values opened under the lock, so that a concurrent commit cannot give the
-    /// reader a mix of old and new slots.
-    struct OpenedEntry {
-        var values: OpenedValues
+    /// What a read needs to open an entry's values outside the lock, and to check afterwards
+    /// that the entry did not change meanwhile.
+    struct ReadPlan {
         var lengths: [Int]
+        var location: ValueLocation
         var sequenceNumber: UInt64
     }
 
-    /// Opens the committed values of `key`; `nil` on a miss. An entry whose values are missing
-    /// or damaged is dropped and reads as a miss. With `recordingRead`, counts the hit or miss,
-    /// makes the entry the most recently used and journals `READ`.
+    /// The first half of a read, under the lock: the committed entry's lengths, location and
+    /// sequence number; `nil` on a miss (counted with `recordingRead`). The caller opens the
+    /// values outside the lock, then calls ``finishRead(key:plan:opened:recordingRead:)``.
     ///
-    /// - Complexity: O(1), plus the storage's open.
-    mutating func beginRead(key: String, recordingRead: Bool) throws(CacheError) -> OpenedEntry? {
+    /// - Complexity: O(1).
+    mutating func planRead(key: String, recordingRead: Bool) throws(CacheError) -> ReadPlan? {
+        if isReadOnly, readOnlyView?.isReplaced ?? false { try refreshReadOnly() }
         guard let index = table.index(of: key), let lengths = table.readableLengths(index) else {
             if recordingRead { statistics.missCount += 1 }
             return nil
         }
-        guard let values = try storage.open(key: key, location: table.location(index), lengths: lengths) else {
-            dropDamagedEntry(index)
+        return ReadPlan(lengths: lengths, location: table.location(index), sequenceNumber: table.sequenceNumber(index))
+    }
+
+    /// How the second half of a read ended.
+    enum ReadOutcome {
+        /// The values opened are the entry's committed ones: the read counts.
+        case valid
+        /// The entry changed (committed, removed, or, for a read-only cache, touched by the
+        /// writer) after the plan: the caller closes what it opened and plans again.
+        case changed
+        /// The values were missing or damaged: the entry was dropped, the read is a miss.
+        case missing
+    }
+
+    /// The second half of a read, under the lock: checks that the entry is still the one
+    /// planned, then records the hit (LRU touch, `READ` line) or, when its values could not be
+    /// opened, drops it as damaged.
+    ///
+    /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
+    mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadOutcome {
+        guard let index = table.index(of: key), table[index].isReadable,
+            table.sequenceNumber(index) == plan.sequenceNumber
+        else { return .changed }
+        if isReadOnly {
+            let viewFileSystem = directory.fileSystem
+            readOnlyView?.catchUp(fileSystem: viewFileSystem)
+            if readOnlyView?.hasChanged(key) ?? false {
+                // The writer changed the entry since the journal was read: its files are no
+                // longer the ones the journal described. A miss until `refresh()`.
+                if recordingRead { statistics.missCount += 1 }
+                return readOnlyView?.isReplaced == true ? .changed : .missing
+            }
+        }
+        guard opened else {
+            if !isReadOnly { dropDamagedEntry(index) }
             if recordingRead { statistics.missCount += 1 }
-            return nil
+            return .missing
         }
         if recordingRead {
             statistics.hitCount += 1
-            redundantOpCount += 1
             table.touch(index)
-            journal.append(.read, key: key)
-            journal.flushReadsIfLarge()
+            if !isReadOnly {
+                redundantOpCount += 1
+                journal.append(.read, key: key)
+                journal.flushReadsIfLarge()
+            }
         }
-        return OpenedEntry(values: values, lengths: lengths, sequenceNumber: table.sequenceNumber(index))
+        return .valid
     }
 
     /// The keys of committed entries, from least to most recently used.
@@ -136,8 +184,10 @@ struct CacheState {
 
     /// Removes the committed entry for `key`; `false` if there is none.
     mutating func remove(key: String) throws(CacheError) -> Bool {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "remove", key: key) }
         guard let index = table.index(of: key), table[index].isReadable else { return false }
-        try ensureJournalWritable(operation: "remove", key: key)
+        // A journal that stays broken does not stop a removal: see `removeEntries`.
+        try? ensureJournalWritable(operation: "remove", key: key)
         try removeEntries([index], operation: "remove")
         statistics.removeCount += 1
         return true
@@ -145,32 +195,68 @@ struct CacheState {
 
     /// Removes every committed entry that is not being edited.
     mutating func removeAll() throws(CacheError) {
-        try ensureJournalWritable(operation: "evictAll", key: nil)
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "evictAll") }
+        try? ensureJournalWritable(operation: "evictAll", key: nil)
         let victims = table.indicesInLRUOrder.filter { table[$0].isReadable && !table[$0].isBeingEdited }
         try removeEntries(victims, operation: "evictAll")
         statistics.removeCount += victims.count
     }
 
-    /// Journals `REMOVE` for the entries, then deletes their values and forgets them. If the
-    /// journal cannot be written, nothing is removed.
+    /// Journals `REMOVE` for the entries, then deletes their values and forgets them.
+    ///
+    /// When the journal cannot take the lines (a full disk), the space is freed all the same:
+    /// each entry's values are deleted before it is forgotten, so whatever happens next the
+    /// journal's `CLEAN` line names missing files, which a read (now or after a reopen) treats
+    /// as a miss and drops. An entry whose values cannot all be deleted stays. The journal is
+    /// then rebuilt into the space freed, which ends the failure state when it fits.
     mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
         guard !indices.isEmpty else { return }
-        for index in indices { journal.append(.remove, key: table[index].key) }
-        try journal.flush(operation: operation, key: indices.count == 1 ? table[indices[0]].key : nil)
-        for index in indices { forgetEntryDeletingValues(index) }
-        redundantOpCount += indices.count
+        let key = indices.count == 1 ? table[indices[0]].key : nil
+        if journal.failure == nil {
+            for index in indices { journal.append(.remove, key: table[index].key) }
+            do {
+                try journal.flush(operation: operation, key: key)
+                for index in indices { forgetEntryDeletingValues(index) }
+                redundantOpCount += indices.count
+                return
+            } catch {
+                // The journal failed on these lines: free the space without it, below.
+            }
+        }
+        var failure: CacheError?
+        for index in indices {
+            let entry = table[index]
+            guard storage.delete(key: entry.key, location: entry.location) else {
+                hasUndeletedFiles = true
+                failure =
+                    failure
+                    ?? CacheError.ioFailure(
+                        SystemCallError(call: "unlink", errno: Errno.io), operation: operation,
+                        path: storage.path(key: entry.key, slot: 0, staged: false), key: entry.key)
+                continue
+            }
+            forgetEntry(index)
+        }
+        try? rebuildJournal()
+        if let failure { throw failure }
     }
 
     /// Deletes an entry's committed values and drops it from the index, without journaling.
+    mutating func forgetEntryDeletingValues(_ index: Int) {
+        let entry = table[index]
+        // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
+        if !storage.delete(key: entry.key, location: entry.location) { hasUndeletedFiles = true }
+        forgetEntry(index)
+    }
+
+    /// Drops an entry from the index, its values already deleted.
     ///
     /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
     /// the entry anew (it must write every slot to commit): a second editor can never start on
     /// the key and share its staged values.
-    mutating func forgetEntryDeletingValues(_ index: Int) {
+    private mutating func forgetEntry(_ index: Int) {
         let entry = table[index]
         if entry.isReadable { size -= entry.totalLength }
-        // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-        if !storage.delete(key: entry.key, location: entry.location) { hasUndeletedFiles = true }
         if entry.isBeingEdited {
             table.setReadable(index, false)
             table.setLengths(index, Array(repeating: 0, count: valueCount))
@@ -228,6 +314,12 @@ struct CacheState {
     /// first failure; the state is closed regardless.
     mutating func close() -> CacheError? {
         guard !isClosed else { return nil }
+        if isReadOnly {
+            let viewFileSystem = directory.fileSystem
+            readOnlyView?.close(fileSystem: viewFileSystem)
+            isClosed = true
+            return nil
+        }
         var failure: CacheError?
         // The editors' objects live on; their commit will throw `cacheClosed`. Every slot counts
         // as staged, so that anything an editor already wrote is deleted.
@@ -257,6 +349,12 @@ struct CacheState {
     /// are left DIRTY (their files are deleted on the next open), the lock is released.
     mutating func closeAsProcessExit() {
         guard !isClosed else { return }
+        if isReadOnly {
+            let viewFileSystem = directory.fileSystem
+            readOnlyView?.close(fileSystem: viewFileSystem)
+            isClosed = true
+            return
+        }
         try? journal.flush(operation: "deinit")
         journal.close()
         releaseLock()

@@ -15,24 +15,19 @@ extension DiskLRUCache {
         FileStorage.valueBytes(in: CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: directory)))
     }
 
-    /// Deletes a cache directory that no cache has open: takes its lock (so an open cache, in
-    /// this process or another, makes it throw ``CacheError/Code/directoryLocked``), deletes
-    /// its contents, then the directory itself.
+    /// Deletes a cache directory that no cache has open: opens it with the `appVersion` and
+    /// `valueCount` its journal records and deletes it (see `delete()`), so that only the
+    /// cache's own files go, and the directory itself only if nothing else is left in it.
     ///
-    /// - Throws: ``CacheError``: ``CacheError/Code/directoryLocked``, or
-    ///   ``CacheError/Code/ioFailure`` when the directory or its lock cannot be removed.
+    /// - Throws: ``CacheError``: ``CacheError/Code/directoryLocked`` when a cache has it open,
+    ///   ``CacheError/Code/notACacheDirectory``, ``CacheError/Code/ioFailure``.
     package static func removeDirectory(at directory: URL, fileSystem: any FileSystem = SystemFileSystem()) throws {
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: directory))
         guard try cacheDirectory.exists() else { return }
-        let lock = try cacheDirectory.acquireLock()
-        cacheDirectory.empty(keepingLock: true)
-        do {
-            try fileSystem.removeFileIfPresent(cacheDirectory.lockPath)
-            lock.release(using: fileSystem)
-            try fileSystem.rmdir(cacheDirectory.path)
-        } catch {
-            lock.release(using: fileSystem)
-            throw CacheError.ioFailure(error, operation: "remove directory", path: cacheDirectory.path)
-        }
+        let header = try cacheDirectory.journalHeader()
+        let cache = try DiskLRUCache(
+            directory: directory, appVersion: header?.appVersion ?? 1, valueCount: header?.valueCount ?? 1,
+            maxSize: Int.max, fileSystem: fileSystem)
+        try cache.delete()
     }
 }

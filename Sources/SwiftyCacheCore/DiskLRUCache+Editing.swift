@@ -14,8 +14,7 @@ extension DiskLRUCache {
         key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: String, value: (Int) -> Data
     ) throws {
         let editorID = try locked(operation: "edit", key: key) {
-            try $0.reserveEdit(
-                key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsNow: false)
+            try $0.reserveEdit(key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry)
         }
         guard let editorID else { throw CacheError.editInProgress(key: key, operation: operation) }
         var staged = [StagedSlot?](repeating: nil, count: valueCount)
@@ -37,8 +36,7 @@ extension DiskLRUCache {
     /// `expectedSequenceNumber` (snapshot edits).
     func beginEdit(key: String, expectedSequenceNumber: UInt64?) throws -> Editor? {
         let editorID = try locked(operation: "edit", key: key) {
-            try $0.reserveEdit(
-                key: key, expectedSequenceNumber: expectedSequenceNumber, requiresEntry: false, journalsNow: true)
+            try $0.reserveEdit(key: key, expectedSequenceNumber: expectedSequenceNumber, requiresEntry: false)
         }
         return editorID.map { Editor(cache: self, key: key, id: $0) }
     }

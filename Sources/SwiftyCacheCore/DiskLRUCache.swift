@@ -78,26 +78,46 @@ public final class DiskLRUCache: Sendable {
             throw CacheError.invalidConfiguration(
                 "the cache directory must be a file URL, got \(directory)", operation: "open")
         }
-        guard valueCount >= 1 else {
-            throw CacheError.invalidConfiguration("valueCount must be at least 1, got \(valueCount)", operation: "open")
+        guard (1...Int(Int32.max)).contains(valueCount) else {
+            throw CacheError.invalidConfiguration(
+                "valueCount must be between 1 and \(Int32.max), got \(valueCount)", operation: "open")
+        }
+        // The Java cache reads appVersion as an int: another value would make it empty the directory.
+        guard (Int(Int32.min)...Int(Int32.max)).contains(appVersion) else {
+            throw CacheError.invalidConfiguration(
+                "appVersion must fit in 32 bits (Int32), as the Java DiskLruCache reads it; got \(appVersion)",
+                operation: "open")
         }
         guard maxSize >= 1 else {
             throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: "open")
         }
         let path = Self.normalizedPath(of: directory)
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
-        try cacheDirectory.create()
         let storage = FileStorage(directory: cacheDirectory, valueCount: valueCount, syncsWrites: options.syncsWrites)
         let journal = JournalWriter(
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites)
-        var state = CacheState(directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize)
-        state.lock = try cacheDirectory.acquireLock()
+        var state = CacheState(
+            directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
+            isReadOnly: options.readOnly)
         let report: RecoveryReport
-        do {
-            report = try state.recover()
-        } catch {
-            state.closeAsCrash()
-            throw error
+        if options.readOnly {
+            // Nothing is created: not the directory, not the lock file.
+            guard try cacheDirectory.exists() else {
+                throw CacheError.invalidConfiguration(
+                    "a read-only cache needs an existing directory", path: path, operation: "open")
+            }
+            report = try state.recoverReadOnly()
+        } else {
+            try cacheDirectory.create()
+            // A `journal` of something else is refused before the lock file is even created.
+            _ = try cacheDirectory.journalHeader()
+            state.lock = try cacheDirectory.acquireLock()
+            do {
+                report = try state.recover()
+            } catch {
+                state.closeAsCrash()
+                throw error
+            }
         }
         for trash in state.takePendingDeletions() { try? fileSystem.removeFileIfPresent(trash) }
         state.checkInvariants()
@@ -152,6 +172,7 @@ public final class DiskLRUCache: Sendable {
     /// - Throws: ``CacheError/Code/invalidConfiguration`` if `maxSize < 1`,
     ///   ``CacheError/Code/cacheClosed`` after `close()`.
     public func setMaxSize(_ maxSize: Int) throws {
+        guard !options.readOnly else { throw CacheError.readOnly(operation: "setMaxSize") }
         guard maxSize >= 1 else {
             throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: "setMaxSize")
         }
@@ -185,10 +206,7 @@ public final class DiskLRUCache: Sendable {
         try validate(key, operation: "data")
         // The values are opened under the lock (all old or all new slots) and read outside it,
         // without the Snapshot object a caller would keep.
-        let opened = try locked(operation: "data", key: key, claimsCleanup: true) {
-            try $0.beginRead(key: key, recordingRead: true)
-        }
-        guard let opened else { return nil }
+        guard let opened = try openEntry(key: key, recordingRead: true, operation: "data") else { return nil }
         defer { storage.close(opened.values) }
         var values: [Data] = []
         values.reserveCapacity(valueCount)
@@ -229,10 +247,9 @@ public final class DiskLRUCache: Sendable {
 
     /// Opens a snapshot; with `recordingRead`, the read counts and moves the entry in LRU order.
     func openSnapshot(key: String, recordingRead: Bool, operation: String) throws -> Snapshot? {
-        let opened = try locked(operation: operation, key: key, claimsCleanup: recordingRead) {
-            try $0.beginRead(key: key, recordingRead: recordingRead)
+        try openEntry(key: key, recordingRead: recordingRead, operation: operation).map {
+            Snapshot(cache: self, key: key, opened: $0)
         }
-        return opened.map { Snapshot(cache: self, key: key, opened: $0) }
     }
 
     // MARK: Writing
@@ -331,10 +348,13 @@ public final class DiskLRUCache: Sendable {
         if let failure = withState({ $0.close() }) { throw failure }
     }
 
-    /// Closes the cache and deletes everything in its directory.
+    /// Closes the cache and deletes its files: the journal, the lock, the clean marker and the
+    /// value files of the keys it knows; then the directory, if nothing else is left in it.
+    /// Files the cache did not create are never deleted.
     ///
-    /// - Throws: The errors of `close()`.
+    /// - Throws: ``CacheError/Code/readOnly``, and the errors of `close()`.
     public func delete() throws {
+        guard !options.readOnly else { throw CacheError.readOnly(operation: "delete") }
         let failure: (any Error)?
         do {
             try close()
@@ -342,8 +362,19 @@ public final class DiskLRUCache: Sendable {
         } catch {
             failure = error
         }
-        cacheDirectory.empty(keepingLock: false)
+        _ = withState { $0.deleteOwnFiles() }
         if let failure { throw failure }
+    }
+
+    /// Reads the journal again, for a cache opened with ``Options/readOnly``: entries the
+    /// writer committed since become readable, and removed ones disappear. A read-only cache
+    /// otherwise reads from the journal as it was when opened (it follows a writer's journal
+    /// compaction by itself). Does nothing on a cache that writes.
+    ///
+    /// - Throws: ``CacheError/Code/cacheClosed``, ``CacheError/Code/notACacheDirectory``,
+    ///   ``CacheError/Code/ioFailure``.
+    public func refresh() throws {
+        try locked(operation: "refresh") { try $0.refreshReadOnly() }
     }
 
     /// Ends the session as a killed process would (nothing buffered is written, no clean

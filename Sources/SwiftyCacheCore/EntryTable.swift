@@ -16,6 +16,16 @@ struct EntryTable {
 
     func index(of key: String) -> Int? { storage.index(of: key) }
 
+    /// Every key in the index, committed or being edited.
+    /// - Complexity: O(n).
+    var allKeys: Set<String> {
+        var keys = Set<String>(minimumCapacity: count)
+        for index in storage.indicesInStorageOrder {
+            if let key = storage.key(at: index) { keys.insert(key) }
+        }
+        return keys
+    }
+
     mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
 
     /// The entry at a live index.

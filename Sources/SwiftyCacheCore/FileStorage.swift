@@ -225,7 +225,8 @@ struct FileStorage: ValueStorage {
 
     // MARK: Reading
 
-    /// Opens every slot file of `key` and checks its length against the journal's.
+    /// Opens every slot file of `key` (`O_NONBLOCK | O_NOFOLLOW`) and checks that it is a
+    /// regular file of the length the journal recorded. Called outside the cache lock.
     ///
     /// - Complexity: One `open` and one `fstat` per slot.
     func open(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> OpenedValues? {
@@ -238,14 +239,17 @@ struct FileStorage: ValueStorage {
                     try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
                 }
                 descriptors.append(fd)
-                guard try fileSystem.size(of: fd) == Int64(lengths[slot]) else {
+                // Anything but a regular file of the recorded length is damage: a FIFO, a device
+                // or a directory planted under the name never makes a read wait or misread.
+                let status = try fileSystem.status(of: fd)
+                guard status.kind == .regular, status.size == Int64(lengths[slot]) else {
                     throw SystemCallError(call: "fstat", errno: Errno.io)
                 }
             } catch {
                 for fd in descriptors { try? fileSystem.close(fd) }
-                // The file was deleted, replaced by a link or truncated underneath the cache.
-                let isDamage = error.errno == Errno.noEntry || error.errno == Errno.loop || error.call == "fstat"
-                guard isDamage else {
+                // The file was deleted, replaced by a link or something else, or truncated.
+                let damage = [Errno.noEntry, Errno.loop, Errno.nameTooLong, Errno.isDirectory, Errno.noDeviceOrAddress]
+                guard damage.contains(error.errno) || error.call == "fstat" else {
                     throw CacheError.ioFailure(error, operation: "snapshot", path: cleanPath(key, slot), key: key)
                 }
                 return nil
@@ -288,33 +292,27 @@ struct FileStorage: ValueStorage {
         return deletedAll
     }
 
-    /// Deletes `.tmp` files and value files (`key.N`) that no live entry refers to.
-    func sweep(isLive: (String) -> Bool) -> Int {
-        guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return 0 }
-        var removed = 0
-        for name in names where isStray(name, isLive: isLive) {
-            if (try? fileSystem.unlink(directory.path(name))) != nil { removed += 1 }
-        }
-        return removed
+    /// `key.N` or `key.N.tmp`, with `N` written as the cache writes it (no leading zeros).
+    func classify(fileNamed name: String) -> StoredFileName? {
+        Self.parseValueFileName(name)
     }
 
-    private func isStray(_ name: String, isLive: (String) -> Bool) -> Bool {
-        if name.hasSuffix(".tmp") { return true }
-        guard let (key, slot) = Self.parseValueFileName(name) else { return false }
-        return !isLive(key) || slot >= valueCount
-    }
-
-    /// The key and slot of a committed value file's name, `key.N`; `nil` for any other name.
-    static func parseValueFileName(_ name: String) -> (key: String, slot: Int)? {
-        let utf8 = name.utf8
+    /// The key, slot and kind of a value file's name; `nil` for any other name. Keys may hold
+    /// dots (Java writes any key it replays), so the slot is the last dotted field before an
+    /// optional `.tmp`.
+    static func parseValueFileName(_ name: String) -> StoredFileName? {
+        var utf8 = Substring(name).utf8[...]
+        let isStaged = utf8.count > 4 && utf8.suffix(4).elementsEqual(".tmp".utf8)
+        if isStaged { utf8 = utf8.dropLast(4) }
         guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let keyPart = String(name[..<dot])
+        let keyPart = utf8[..<dot]
         let slotPart = utf8[utf8.index(after: dot)...]
-        guard !slotPart.isEmpty, slotPart.count <= 9,
+        guard !keyPart.isEmpty, !slotPart.isEmpty, slotPart.count <= 9,
             slotPart.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            Journal.isValidKey(keyPart)
+            slotPart.count == 1 || slotPart.first != UInt8(ascii: "0")
         else { return nil }
-        return (keyPart, slotPart.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+        let slot = slotPart.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return StoredFileName(key: String(decoding: keyPart, as: UTF8.self), slot: slot, isStaged: isStaged)
     }
 
     // MARK: Accounting
@@ -327,7 +325,7 @@ struct FileStorage: ValueStorage {
         let fileSystem = directory.fileSystem
         guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return 0 }
         var total = 0
-        for name in names where parseValueFileName(name) != nil {
+        for name in names where parseValueFileName(name)?.isStaged == false {
             let path = directory.path(name)
             guard (try? fileSystem.kind(of: path)) == .regular,
                 let fd = try? fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)

@@ -45,7 +45,8 @@ package enum Journal {
         "\(magic)\n\(version)\n\(appVersion)\n\(valueCount)\n\n"
     }
 
-    /// Whether `key` matches `[a-z0-9_-]{1,120}`.
+    /// Whether `key` matches `[a-z0-9_-]{1,120}`, the keys the API accepts. The journal may
+    /// hold wider keys, written by the Java library (see ``JournalParser``).
     static func isValidKey(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { bytes in
@@ -71,7 +72,8 @@ package enum Journal {
         case read
     }
 
-    /// Why a journal could not be replayed. The cache answers by emptying its directory.
+    /// Why a journal could not be replayed. The cache answers by emptying its directory of its
+    /// own files.
     package struct Corruption: Error, CustomStringConvertible {
         package var description: String
     }
@@ -85,125 +87,20 @@ package enum Journal {
         package var hasUnterminatedLine: Bool
     }
 
-    /// Parses a journal written for `appVersion` and `valueCount`.
+    /// Parses a whole journal written for `appVersion` and `valueCount` (see ``JournalParser``,
+    /// which the cache uses to parse a file in bounded memory).
     ///
-    /// - Throws: ``Corruption`` for a header that does not match or a malformed line.
+    /// - Throws: ``Corruption`` for a header that does not match, a malformed line, or a file
+    ///   that is not a journal at all.
     /// - Complexity: O(n) in the file's size.
     package static func parse(_ bytes: [UInt8], appVersion: Int, valueCount: Int) throws(Corruption) -> Contents {
         var records: [(key: String, operation: Operation)] = []
-        let summary = try parse(bytes, appVersion: appVersion, valueCount: valueCount) { key, operation in
-            records.append((key, operation))
-        }
+        var parser = JournalParser(appVersion: appVersion, valueCount: valueCount)
+        bytes.withUnsafeBytes { buffer in parser.consume(buffer) { records.append(($0, $1)) } }
+        let summary = parser.finish()
+        if summary.firstLine == .foreign { throw Corruption(description: "not a DiskLruCache journal") }
+        if let corruption = summary.corruption { throw corruption }
         return Contents(records: records, hasUnterminatedLine: summary.hasUnterminatedLine)
-    }
-
-    /// What a streaming parse saw besides the records.
-    package struct Summary {
-        /// How many body records were passed on.
-        package var recordCount: Int
-        /// Whether the file ended with a line that has no newline (see ``Contents``).
-        package var hasUnterminatedLine: Bool
-    }
-
-    /// Parses a journal, passing each body record to `body` in order as it is read, with no
-    /// intermediate arrays. On ``Corruption`` the records passed so far must be discarded.
-    ///
-    /// - Complexity: O(n) in the file's size.
-    package static func parse(
-        _ bytes: [UInt8], appVersion: Int, valueCount: Int, _ body: (String, Operation) -> Void
-    ) throws(Corruption) -> Summary {
-        let expectedHeader = [magic, version, String(appVersion), String(valueCount), ""]
-        let result: Result<Summary, Corruption> = bytes.withUnsafeBufferPointer { buffer in
-            let newline = UInt8(ascii: "\n")
-            var start = 0
-            var lineNumber = 0
-            var recordCount = 0
-            for i in 0..<buffer.count where buffer[i] == newline {
-                let line = UnsafeBufferPointer(rebasing: buffer[start..<i])
-                start = i + 1
-                if lineNumber < expectedHeader.count {
-                    let expected = expectedHeader[lineNumber]
-                    lineNumber += 1
-                    guard line.elementsEqual(expected.utf8) else {
-                        return .failure(
-                            Corruption(
-                                description:
-                                    "unexpected journal header line \(lineNumber): expected \(String(reflecting: expected)), found \(String(reflecting: String(decoding: line, as: UTF8.self)))"
-                            ))
-                    }
-                    continue
-                }
-                guard let record = parseLine(line, valueCount: valueCount) else {
-                    let text = String(decoding: line.prefix(200), as: UTF8.self)
-                    return .failure(Corruption(description: "unexpected journal line: \(String(reflecting: text))"))
-                }
-                body(record.key, record.operation)
-                recordCount += 1
-            }
-            guard lineNumber == expectedHeader.count else {
-                return .failure(Corruption(description: "the journal header is incomplete"))
-            }
-            return .success(Summary(recordCount: recordCount, hasUnterminatedLine: start < buffer.count))
-        }
-        return try result.get()
-    }
-
-    /// The number of newline characters in `bytes`: an upper bound on the journal's records,
-    /// for reserving the index's capacity before a replay.
-    package static func lineCount(_ bytes: [UInt8]) -> Int {
-        bytes.withUnsafeBufferPointer { buffer in
-            var count = 0
-            for byte in buffer where byte == UInt8(ascii: "\n") { count += 1 }
-            return count
-        }
-    }
-
-    /// Parses one body line; `nil` when it is malformed.
-    static func parseLine(_ line: UnsafeBufferPointer<UInt8>, valueCount: Int) -> (key: String, operation: Operation)? {
-        let space = UInt8(ascii: " ")
-        guard let firstSpace = line.firstIndex(of: space) else { return nil }
-        let verb = line[line.startIndex..<firstSpace]
-        let rest = line[(firstSpace + 1)...]
-        let keyEnd = rest.firstIndex(of: space) ?? rest.endIndex
-        let keyBytes = rest[rest.startIndex..<keyEnd]
-        guard !keyBytes.isEmpty, keyBytes.count <= maximumKeyLength, keyBytes.allSatisfy(isKeyByte) else {
-            return nil
-        }
-        let key = String(decoding: keyBytes, as: UTF8.self)
-        let hasArguments = keyEnd != rest.endIndex
-        switch verb.count {
-        case 5 where verb.elementsEqual("CLEAN".utf8):
-            guard hasArguments else { return nil }
-            var lengths: [Int] = []
-            lengths.reserveCapacity(valueCount)
-            var value = 0
-            var digits = 0
-            for byte in rest[(keyEnd + 1)...] {
-                if byte == space {
-                    guard digits > 0 else { return nil }
-                    lengths.append(value)
-                    value = 0
-                    digits = 0
-                } else {
-                    // At most 18 digits: no overflow, and no value file is that large.
-                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 18 else { return nil }
-                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
-                    digits += 1
-                }
-            }
-            guard digits > 0 else { return nil }
-            lengths.append(value)
-            guard lengths.count == valueCount else { return nil }
-            return (key, .clean(lengths: lengths))
-        case 5 where verb.elementsEqual("DIRTY".utf8):
-            return hasArguments ? nil : (key, .dirty)
-        case 6 where verb.elementsEqual("REMOVE".utf8):
-            return hasArguments ? nil : (key, .remove)
-        case 4 where verb.elementsEqual("READ".utf8):
-            return hasArguments ? nil : (key, .read)
-        default:
-            return nil
-        }
     }
 
     /// Appends the journal line for `operation` on `key`, newline included, to `buffer`.

@@ -1,7 +1,8 @@
 /// What opening the cache found and repaired.
 public struct RecoveryReport: Sendable, Hashable {
-    /// Why the directory was emptied (a journal header that did not match, or a corrupt line),
-    /// or `nil` when the journal was read as is. The Java cache does the same, silently.
+    /// Why the cache's files were deleted (a journal header that did not match, a corrupt line,
+    /// an empty or damaged journal), or `nil` when the journal was read as is. The Java cache
+    /// empties the whole directory in that case; this one deletes only its own files.
     public var wipeReason: String?
     /// Whether `journal.bkp` was promoted because `journal` was missing (a crash mid-rebuild).
     public var restoredBackup = false
@@ -15,8 +16,12 @@ public struct RecoveryReport: Sendable, Hashable {
     public var sweptDirectory = false
     /// Whether the journal was rewritten on open (for example after a torn last line).
     public var rebuiltJournal = false
+    /// Files and folders in the directory that the cache did not create (no journal line names
+    /// their key), sorted. They were left alone, and the cache never deletes or writes them;
+    /// a key whose value file would take one of their names is refused.
+    public var unknownFiles: [String] = []
 
-    /// Whether the directory was emptied because its journal was unusable.
+    /// Whether the cache's files were deleted because its journal was unusable.
     public var wasWiped: Bool { wipeReason != nil }
 
     /// An empty report: nothing found, nothing repaired.

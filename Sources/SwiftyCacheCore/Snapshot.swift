@@ -19,7 +19,7 @@ public final class Snapshot: Sendable {
     /// `nil` once closed. The lock also keeps `close()` from racing a read.
     private let values: LockedState<OpenedValues?>
 
-    init(cache: DiskLRUCache, key: String, opened: CacheState.OpenedEntry) {
+    init(cache: DiskLRUCache, key: String, opened: DiskLRUCache.OpenedEntry) {
         self.cache = cache
         self.key = key
         self.sequenceNumber = opened.sequenceNumber

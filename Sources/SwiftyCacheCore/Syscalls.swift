@@ -19,6 +19,26 @@ package struct FileIdentity: Hashable, Sendable {
     }
 }
 
+/// What `lstat` or `fstat` says of a file: enough to tell a regular file, its size, and
+/// whether it is still the same file with the same contents as when last looked at.
+package struct FileStatus: Hashable, Sendable {
+    package var kind: FileKind
+    package var size: Int64
+    package var identity: FileIdentity
+    package var modificationSeconds: Int64
+    package var modificationNanoseconds: Int64
+
+    package init(
+        kind: FileKind, size: Int64, identity: FileIdentity, modificationSeconds: Int64, modificationNanoseconds: Int64
+    ) {
+        self.kind = kind
+        self.size = size
+        self.identity = identity
+        self.modificationSeconds = modificationSeconds
+        self.modificationNanoseconds = modificationNanoseconds
+    }
+}
+
 /// The kinds of directory entry the cache cares about.
 package enum FileKind: Sendable {
     case regular, directory, symbolicLink, other
@@ -52,6 +72,11 @@ package protocol FileSystem: Sendable {
     func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String]
     /// The kind of the entry at `path`, not following a final symbolic link; `nil` if absent.
     func kind(of path: String) throws(SystemCallError) -> FileKind?
+    /// The status of the entry at `path` (`lstat`: a final symbolic link is not followed);
+    /// `nil` if absent.
+    func status(atPath path: String) throws(SystemCallError) -> FileStatus?
+    /// The status of an open file (`fstat`).
+    func status(of fd: Int32) throws(SystemCallError) -> FileStatus
 
     // The hot paths (value files) pass NUL-terminated paths built on the stack, so that a
     // read or a write allocates no path string. The defaults forward to the `String` versions.
@@ -78,9 +103,11 @@ extension FileSystem {
 
 /// Flags the engine opens files with. Writers never follow a planted symbolic link.
 package enum OpenFlags {
-    package static let readOnly: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW
-    package static let createTruncate: Int32 = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW
-    package static let append: Int32 = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW
+    /// `O_NONBLOCK`: a FIFO or device planted under a cache file's name must never make an open
+    /// or a read wait; on a regular file it changes nothing.
+    package static let readOnly: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+    package static let createTruncate: Int32 = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+    package static let append: Int32 = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     package static let lockFile: Int32 = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW
     package static let directory: Int32 = O_RDONLY | O_CLOEXEC | O_DIRECTORY
 }
@@ -100,6 +127,11 @@ package enum Errno {
     package static let io = EIO
     package static let accessDenied = EACCES
     package static let loop = ELOOP
+    package static let nameTooLong = ENAMETOOLONG
+    package static let notEmpty = ENOTEMPTY
+    package static let readOnlyFileSystem = EROFS
+    package static let noDeviceOrAddress = ENXIO
+    package static let isDirectory = EISDIR
 }
 
 /// The real POSIX file system.
@@ -217,6 +249,40 @@ package struct SystemFileSystem: FileSystem {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    package func status(atPath path: String) throws(SystemCallError) -> FileStatus? {
+        var info = stat()
+        if path.withCString({ lstat($0, &info) }) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw SystemCallError(call: "lstat", errno: errno)
+        }
+        return Self.status(info)
+    }
+
+    package func status(of fd: Int32) throws(SystemCallError) -> FileStatus {
+        var info = stat()
+        try check("fstat", fstat(fd, &info))
+        return Self.status(info)
+    }
+
+    private static func status(_ info: stat) -> FileStatus {
+        let kind: FileKind
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        return FileStatus(
+            kind: kind, size: Int64(info.st_size),
+            identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
+            modificationSeconds: Int64(modified.tv_sec), modificationNanoseconds: Int64(modified.tv_nsec))
     }
 
     package func kind(of path: String) throws(SystemCallError) -> FileKind? {

@@ -67,9 +67,11 @@ protocol ValueStorage: Sendable {
     /// Deletes every file of `key`, committed or staged: what an interrupted edit may have left.
     func deleteEverything(of key: String) -> Bool
 
-    /// Deletes the storage's files that no live entry refers to (staged leftovers and values of
-    /// unknown keys); other files are left alone. Returns how many were deleted.
-    func sweep(isLive: (String) -> Bool) -> Int
+    /// What the file called `name` is to this storage: a value or a staged value of some key,
+    /// or `nil` for a name the storage never creates. The cache deletes a file only when this
+    /// names it *and* the journal names its key, so a user's file that merely looks like one
+    /// (`notes.0`) is never deleted.
+    func classify(fileNamed name: String) -> StoredFileName?
 
     /// The path an error about `slot` of `key` names.
     func path(key: String, slot: Int, staged: Bool) -> String
@@ -83,6 +85,14 @@ struct ValueLocation: Hashable, Sendable {
     var offset: Int64
 
     static let none = ValueLocation(segment: 0, offset: 0)
+}
+
+/// A file name the storage creates, taken apart.
+struct StoredFileName: Hashable, Sendable {
+    var key: String
+    var slot: Int
+    /// Whether it holds a staged value (`key.N.tmp`), not a committed one.
+    var isStaged: Bool
 }
 
 /// A slot value an edit has written but not yet published.

@@ -83,13 +83,27 @@ import Testing
             recordedSize = cache.diskSize
             try cache.close()
         }
-        // A file of the user's beside the namespaces is never counted.
-        try Data(repeating: 1, count: 9_999).write(to: directory.appending("a/notes.0.backup"))
         let store = CacheStore(directory: directory.url)
         #expect(store.totalSize() == recordedSize)
         try store.clearAll()
         #expect(store.namespaces() == [])
         #expect(!FileManager.default.fileExists(atPath: directory.appending("a").path(percentEncoded: false)))
+    }
+
+    @Test func clearingAClosedNamespaceKeepsTheUsersFilesInIt() throws {
+        do {
+            let first = CacheStore(directory: directory.url)
+            let cache = try first.objects("a", of: String.self)
+            try cache.set("v", forKey: "k")
+            try cache.close()
+        }
+        // A file of the user's in the namespace's folder: never counted, never deleted.
+        try Data(repeating: 1, count: 9_999).write(to: directory.appending("a/notes.backup"))
+        let store = CacheStore(directory: directory.url)
+        #expect(store.totalSize() < 9_999)
+        try store.clearAll()
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.appending("a").path(percentEncoded: false))
+        #expect(left == ["notes.backup"])
     }
 
     @Test func clearingANamespaceOpenElsewhereThrowsAndKeepsIt() throws {

@@ -111,8 +111,9 @@ import Darwin
         let writesBefore = fileSystem.calls(to: "write")
         try cache.set("c", "cc", "ccc")
         // No flush and no waiting for the cleanup thread: the commit evicted `a` itself, and its
-        // CLEAN and REMOVE lines went out in one write, after the two value files'.
-        #expect(fileSystem.calls(to: "write") - writesBefore == 3)
+        // CLEAN and REMOVE lines went out in one write. The writes: DIRTY (before any value file
+        // exists), the two value files, then CLEAN with REMOVE.
+        #expect(fileSystem.calls(to: "write") - writesBefore == 4)
         #expect(cache.size == 10)
         #expect(try cache.keys() == ["b", "c"])
         #expect(cache.statistics.evictionCount == 1)
@@ -140,8 +141,9 @@ import Darwin
 
     @Test func aJournalFailureInAnEvictingCommitKeepsTheVictims() throws {
         let (cache, fileSystem) = try fullCacheOfTwo()
-        // The next set: open, write, close per slot (6 calls), two renames, then the journal write.
-        fileSystem.failCall(number: 9, errno: EIO)
+        // The next set: the DIRTY write, open, write, close per slot (6 calls), two renames, then
+        // the journal write of CLEAN and REMOVE.
+        fileSystem.failCall(number: 10, errno: EIO)
         do {
             try cache.set("c", "cc", "ccc")
             Issue.record("no error")

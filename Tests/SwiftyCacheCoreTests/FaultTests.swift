@@ -41,21 +41,25 @@ import Darwin
         #expect(try JournalFixture.fileNames(in: directory.url).allSatisfy { !$0.hasSuffix(".tmp") })
     }
 
-    @Test func journalFailureRefusesEditsUntilARebuildSucceedsWhileReadsWork() throws {
+    @Test func journalFailureRefusesEditsUntilARebuildSucceedsWhileReadsAndRemovalsWork() throws {
         let cache = try open()
         try cache.set("a", "a", "a")
+        try cache.set("z", "z", "z")
         // Every journal write and every attempt to rebuild it fails.
         fileSystem.failCalls(named: ["write", "open"], errno: EIO, pathContaining: nil)
-        // A one-shot write fails on its value file and leaves the journal alone...
+        // A write's DIRTY line, which goes out before any value file, cannot be written: the
+        // journal is broken.
         expectError(.ioFailure) { try cache.set("b", "b", "b") }
-        #expect(!cache.hasJournalErrors)
-        // ...an editor's DIRTY line cannot be written: the journal is broken.
-        expectError(.ioFailure) { try cache.edit("b") }
         #expect(cache.hasJournalErrors)
+        expectError(.journalUnavailable) { try cache.edit("b") }
         expectError(.journalUnavailable) { try cache.set("c", "c", "c") }
-        expectError(.journalUnavailable) { try cache.remove("a") }
         fileSystem.failCalls(named: ["write"], errno: EIO, pathContaining: nil)  // opening works again
         #expect(try cache.strings("a") == ["a", "a"])  // reads keep working
+        // A removal still frees its space: the files go first, then the entry.
+        #expect(try cache.remove("z"))
+        #expect(!JournalFixture.fileExists("z.0", in: directory.url))
+        #expect(try cache.strings("z") == nil)
+        #expect(cache.hasJournalErrors)
         fileSystem.heal()
         try cache.set("c", "c", "c")  // the retried rebuild succeeds first
         #expect(!cache.hasJournalErrors)

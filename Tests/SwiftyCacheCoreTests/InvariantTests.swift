@@ -25,7 +25,7 @@ import Testing
         state.lock = try state.directory.acquireLock()
         _ = try state.recover()
         let editorID = try #require(
-            try state.reserveEdit(key: "k", expectedSequenceNumber: nil, requiresEntry: false, journalsNow: true))
+            try state.reserveEdit(key: "k", expectedSequenceNumber: nil, requiresEntry: false))
         let staged = try ["ab", "cde"].enumerated().map { slot, text in
             try Data(text.utf8).withUnsafeBytes { try state.storage.stage(key: "k", slot: slot, contents: $0) }
         }

@@ -77,14 +77,24 @@ import Testing
         try cache.close()  // closing twice does nothing
     }
 
-    @Test func deleteRemovesTheCacheFiles() throws {
+    @Test func deleteRemovesTheCacheFilesAndTheDirectoryWhenNothingElseIsInIt() throws {
         let cache = try openCache(directory.url)
         try cache.set("a", "b", "c")
         try cache.delete()
         #expect(cache.isClosed)
-        #expect(try JournalFixture.fileNames(in: directory.url) == [])
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
         let reopened = try openCache(directory.url)
         #expect(reopened.count == 0)
+    }
+
+    @Test func deleteKeepsFilesTheCacheDidNotCreateAndTheirDirectory() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "b", "c")
+        try JournalFixture.writeFile("notes.0", "the user's", in: directory.url)
+        try FileManager.default.createDirectory(at: directory.appending("photos"), withIntermediateDirectories: true)
+        try cache.delete()
+        #expect(try JournalFixture.fileNames(in: directory.url) == ["notes.0", "photos"])
+        #expect(try JournalFixture.readFile("notes.0", in: directory.url) == "the user's")
     }
 
     @Test func invalidConfigurationThrows() throws {

@@ -16,8 +16,12 @@ import Testing
         try JournalFixture.writeFile("dir/file", "garbage", in: url)
     }
 
-    private func expectGarbageDeleted() throws {
-        #expect(try JournalFixture.fileNames(in: url) == ["journal", "journal.lock"])
+    /// After a wipe: the journal's keys' files are gone (the garbage's `b.1`, named by the
+    /// journals below), the user's `a.0` and `dir` stay and are reported.
+    private func expectOnlyTheCachesFilesDeleted(_ cache: DiskLRUCache) throws {
+        #expect(try JournalFixture.fileNames(in: url) == ["a.0", "dir", "journal", "journal.lock"])
+        #expect(try JournalFixture.readFile("dir/file", in: url) == "garbage")
+        #expect(cache.recoveryReport.unknownFiles == ["a.0", "dir"])
     }
 
     @Test func journalWrittenByJavaDiskLruCacheOpensAndReadsSameBytes() throws {
@@ -78,32 +82,118 @@ import Testing
         ["libcore.io.DiskLruCache", "1", "101", "2", ""],  // appVersion
         ["libcore.io.DiskLruCache", "1", "100", "1", ""],  // valueCount
         ["libcore.io.DiskLruCache", "1", "100", "2", "x"],  // blank line
-        ["libcore.io.DiskLruCachX", "1", "100", "2", ""],  // magic
     ])
-    func mismatchedHeaderEmptiesTheDirectory(header: [String]) throws {
+    func mismatchedHeaderDeletesOnlyTheCachesFiles(header: [String]) throws {
         try writeGarbage()
-        try JournalFixture.write(["CLEAN a 7 7"], to: url, header: header)
+        try JournalFixture.write(["CLEAN b 7 7", "CLEAN k 1 1"], to: url, header: header)
+        try JournalFixture.writeFile("k.0", "x", in: url)
         let cache = try openCache(url)
         #expect(cache.recoveryReport.wasWiped)
-        try expectGarbageDeleted()
+        try expectOnlyTheCachesFilesDeleted(cache)
         try expectJournal(url, [])
-        try cache.set("a", "works", "again")
-        #expect(try cache.strings("a") == ["works", "again"])
+        try cache.set("b", "works", "again")
+        #expect(try cache.strings("b") == ["works", "again"])
     }
 
     @Test(arguments: [
         "BOGUS", "CLEAN k1 0000x001 1", "CLEAN k1 1 1 1", "CLEAN k1 1", "CLEAN k1 -1 2", "DIRTY", "DIRTY  k1",
-        "REMOVE k1 extra", "READ", "CLEAN K1 1 1", "CLEAN k1 99999999999999999999 1", "CLEAN ../x 1 1",
+        "REMOVE k1 extra", "READ", "CLEAN k1 99999999999999999999 1", "CLEAN ../x 1 1", "CLEAN .. 1 1",
+        "DIRTY k1 ", "CLEAN k1\t1 1", "CLEAN k1 1  1",
     ])
-    func corruptLineEmptiesTheDirectory(line: String) throws {
+    func corruptLineDeletesOnlyTheCachesFiles(line: String) throws {
         try writeGarbage()
         try JournalFixture.write(["CLEAN k1 1 1", line, "CLEAN b 1 1"], to: url)
         let cache = try openCache(url)
         #expect(cache.recoveryReport.wasWiped)
         #expect(cache.recoveryReport.wipeReason?.contains("unexpected journal line") == true)
-        try expectGarbageDeleted()
+        try expectOnlyTheCachesFilesDeleted(cache)
         #expect(try cache.snapshot(forKey: "k1") == nil)
         #expect(cache.count == 0)
+    }
+
+    /// Lines the Java DiskLruCache replays (CRLF, spaces after the lengths, `+` signs, lengths
+    /// up to Long.MAX_VALUE, keys wider than the API's) are replayed with the same entries.
+    @Test(arguments: [
+        ("CLEAN k1 1 1\r", "k1", [1, 1]),
+        ("CLEAN k1 1 1 ", "k1", [1, 1]),
+        ("CLEAN k1 1 1   ", "k1", [1, 1]),
+        ("CLEAN k1 +1 1", "k1", [1, 1]),
+        ("CLEAN k1 -0 1", "k1", [0, 1]),
+        ("CLEAN K1 1 1", "K1", [1, 1]),
+        ("CLEAN a.b 1 1", "a.b", [1, 1]),
+        ("CLEAN k1 1000000000000000000 1", "k1", [1_000_000_000_000_000_000, 1]),
+        ("CLEAN k1 +9223372036854775000 1", "k1", [9_223_372_036_854_775_000, 1]),
+    ])
+    func linesJavaReplaysAreReplayedTheSame(line: String, key: String, lengths: [Int]) throws {
+        try JournalFixture.write(["CLEAN b 1 1", line], to: url)
+        let cache = try openCache(url)
+        #expect(!cache.recoveryReport.wasWiped)
+        #expect(cache.count == 2)
+        #expect(try cache.keys() == ["b", key])
+        #expect(cache.size == 2 + lengths.reduce(0, +))
+    }
+
+    @Test func aCRLFJournalIsReplayed() throws {
+        let text = "libcore.io.DiskLruCache\r\n1\r\n100\r\n2\r\n\r\nCLEAN k1 1 2\r\nREAD k1\r\n"
+        try Data(text.utf8).write(to: url.appending(path: "journal"))
+        try JournalFixture.writeFile("k1.0", "A", in: url)
+        try JournalFixture.writeFile("k1.1", "BC", in: url)
+        let cache = try openCache(url)
+        #expect(!cache.recoveryReport.wasWiped)
+        #expect(try cache.strings("k1") == ["A", "BC"])
+    }
+
+    @Test func lengthsThatAddUpPastIntMaxAreACorruptJournalNotATrap() throws {
+        let huge = "999999999999999999"  // 18 digits: each fits, six of them do not add up
+        try JournalFixture.write((1...6).map { "CLEAN k\($0) \(huge) \(huge)" }, to: url)
+        let cache = try openCache(url)
+        #expect(cache.recoveryReport.wasWiped)
+        #expect(cache.count == 0)
+        try cache.close()
+        #expect(try openCache(url, maxSize: 10).count == 0)  // and every later open works too
+    }
+
+    @Test(arguments: [
+        Data("<html><body>my notes</body></html>\n".utf8),
+        Data("libcore.io.DiskLruCachX\n1\n100\n2\n\n".utf8),
+        Data("{\"journal\": true}".utf8),
+    ])
+    func aFileCalledJournalThatIsNotOneTouchesNothing(contents: Data) throws {
+        try writeGarbage()
+        try contents.write(to: url.appending(path: "journal"))
+        do {
+            _ = try openCache(url)
+            Issue.record("opened a directory whose journal is not a DiskLruCache journal")
+        } catch let error as CacheError {
+            #expect(error.code == .notACacheDirectory)
+            #expect(error.path?.hasSuffix("/journal") == true)
+        }
+        #expect(try JournalFixture.fileNames(in: url) == ["a.0", "b.1", "dir", "journal"])
+        #expect(try Data(contentsOf: url.appending(path: "journal")) == contents)
+    }
+
+    @Test(arguments: [Data(), Data(repeating: 0, count: 4096), Data("libcore.io.Disk".utf8)])
+    func anEmptyOrDamagedJournalIsReplacedKeepingOtherFiles(contents: Data) throws {
+        try writeGarbage()
+        try contents.write(to: url.appending(path: "journal"))
+        let cache = try openCache(url)
+        #expect(cache.recoveryReport.wasWiped)
+        #expect(try JournalFixture.fileNames(in: url) == ["a.0", "b.1", "dir", "journal", "journal.lock"])
+        try expectJournal(url, [])
+    }
+
+    @Test func withoutAJournalNoFileIsDeleted() throws {
+        try JournalFixture.writeFile("notes.0", "mine", in: url)
+        try JournalFixture.writeFile("draft.1", "mine too", in: url)
+        try JournalFixture.writeFile("draft.1.tmp", "and this", in: url)
+        let cache = try openCache(url)
+        #expect(cache.recoveryReport.unknownFiles == ["draft.1", "draft.1.tmp", "notes.0"])
+        #expect(cache.recoveryReport.removedStrayFiles == 0)
+        // A key whose value file would replace one of them is refused.
+        expectError(.foreignFile) { try cache.set("notes", "x", "y") }
+        try cache.set("other", "x", "y")
+        #expect(try JournalFixture.readFile("notes.0", in: url) == "mine")
+        #expect(try JournalFixture.readFile("draft.1.tmp", in: url) == "and this")
     }
 
     @Test func nonUTF8JournalEmptiesTheDirectory() throws {
@@ -120,7 +210,8 @@ import Testing
         try JournalFixture.writeFile("k1.1", "B", in: url)
         try JournalFixture.writeFile("k2.0", "C", in: url)
         try JournalFixture.writeFile("k2.1", "D", in: url)
-        try JournalFixture.write(["CLEAN k2 1 1", "CLEAN k1 1 1"], to: url, terminated: false)
+        // As a writer leaves it: DIRTY went out before the files, the CLEAN line is torn.
+        try JournalFixture.write(["CLEAN k2 1 1", "DIRTY k1", "CLEAN k1 1 1"], to: url, terminated: false)
         let cache = try openCache(url)
         #expect(!cache.recoveryReport.wasWiped)
         #expect(cache.recoveryReport.rebuiltJournal)
@@ -130,6 +221,15 @@ import Testing
         #expect(!JournalFixture.fileExists("k1.0", in: url))
         try cache.set("k3", "E", "F")
         try expectJournal(url, ["CLEAN k2 1 1", "READ k2", "DIRTY k3", "CLEAN k3 1 1"])
+    }
+
+    @Test func filesOfAKeyNamedOnlyByATornLineAreLeftAlone() throws {
+        try JournalFixture.writeFile("k1.0", "A", in: url)
+        try JournalFixture.write(["CLEAN k1 1 1"], to: url, terminated: false)
+        let cache = try openCache(url)
+        #expect(cache.recoveryReport.rebuiltJournal)
+        #expect(cache.recoveryReport.unknownFiles == ["k1.0"])
+        #expect(JournalFixture.fileExists("k1.0", in: url))
     }
 
     @Test func loneBackupJournalIsPromoted() throws {
@@ -164,14 +264,29 @@ import Testing
             try first.set("k1", "A", "B")
             // Released without close(): a crash, after which stray files may exist.
         }
-        for name in ["k1.0.tmp", "journal.tmp", "ghost.0", "ghost.1", "k1.7"] {
+        for name in ["k1.0.tmp", "journal.tmp", "journal.bkp.3.tmp", "ghost.0", "ghost.1", "k1.7", "k1.07"] {
             try JournalFixture.writeFile(name, "x", in: url)
         }
         try JournalFixture.writeFile("README", "not ours, left alone", in: url)
         let cache = try openCache(url)
-        #expect(cache.recoveryReport.removedStrayFiles == 5)
-        #expect(try JournalFixture.fileNames(in: url) == ["README", "journal", "journal.lock", "k1.0", "k1.1"])
+        // The cache's: a staged value of k1, a temporary journal, a rebuild's trash, a slot of
+        // k1 past valueCount. Not the cache's: names no journal line accounts for.
+        #expect(cache.recoveryReport.removedStrayFiles == 4)
+        #expect(cache.recoveryReport.unknownFiles == ["README", "ghost.0", "ghost.1", "k1.07"])
+        #expect(
+            try JournalFixture.fileNames(in: url) == [
+                "README", "ghost.0", "ghost.1", "journal", "journal.lock", "k1.0", "k1.07", "k1.1",
+            ])
         #expect(try cache.strings("k1") == ["A", "B"])
+    }
+
+    @Test func leftoverFilesOfARemovedKeyAreTheCachesToDelete() throws {
+        try JournalFixture.write(["CLEAN gone 1 1", "REMOVE gone", "CLEAN k1 1 1"], to: url)
+        for name in ["gone.0", "gone.1", "k1.0", "k1.1"] { try JournalFixture.writeFile(name, "x", in: url) }
+        let cache = try openCache(url)
+        #expect(cache.recoveryReport.removedStrayFiles == 2)
+        #expect(cache.recoveryReport.unknownFiles == [])
+        #expect(try JournalFixture.fileNames(in: url) == ["journal", "journal.lock", "k1.0", "k1.1"])
     }
 
     @Test func cleanCloseLetsTheNextOpenSkipTheSweepAndACrashDoesNot() throws {
@@ -186,7 +301,7 @@ import Testing
             #expect(!JournalFixture.fileExists("journal.clean", in: url))
             try second.set("k2", "C", "D")
         }
-        try JournalFixture.writeFile("k9.0.tmp", "stray", in: url)
+        try JournalFixture.writeFile("k2.0.tmp", "stray", in: url)
         let third = try openCache(url)
         #expect(third.recoveryReport.sweptDirectory)
         #expect(third.recoveryReport.removedStrayFiles == 1)
@@ -223,10 +338,27 @@ import Testing
         try JournalFixture.write(["CLEAN k1 1 1"], to: outside.url)
         try FileManager.default.createSymbolicLink(
             at: url.appending(path: "journal"), withDestinationURL: outside.appending("journal"))
-        let cache = try openCache(url)
-        #expect(cache.recoveryReport.wasWiped)
-        try cache.set("k1", "A", "B")
-        // The planted target was neither followed nor written.
+        expectError(.notACacheDirectory) { try openCache(url) }
+        // The planted target was neither followed nor written, and the link is still there.
         #expect(try JournalFixture.bodyLines(in: outside.url) == ["CLEAN k1 1 1"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: url.appending(path: "journal").path) != "")
+    }
+
+    @Test func aCleanMarkerIsVoidWhenAnotherWriterChangedTheJournalSinceTheClose() throws {
+        let first = try openCache(url)
+        try first.set("k1", "A", "B")
+        try first.close()
+        #expect(JournalFixture.fileExists("journal.clean", in: url))
+        // The Java cache, opening after our clean close, appends a line and leaves a stale
+        // temporary journal; our marker still sits there.
+        let handle = try FileHandle(forWritingTo: url.appending(path: "journal"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("READ k1\n".utf8))
+        try handle.close()
+        try JournalFixture.writeFile("journal.tmp", "stale", in: url)
+        let second = try openCache(url)
+        #expect(second.recoveryReport.sweptDirectory)
+        #expect(!JournalFixture.fileExists("journal.tmp", in: url))
+        #expect(try second.strings("k1") == ["A", "B"])
     }
 }

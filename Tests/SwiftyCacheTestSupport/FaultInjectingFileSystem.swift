@@ -135,4 +135,12 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("lstat", path: path)
         return try base.kind(of: path)
     }
+    package func status(atPath path: String) throws(SystemCallError) -> FileStatus? {
+        try check("lstat", path: path)
+        return try base.status(atPath: path)
+    }
+    package func status(of fd: Int32) throws(SystemCallError) -> FileStatus {
+        try check("fstat")
+        return try base.status(of: fd)
+    }
 }

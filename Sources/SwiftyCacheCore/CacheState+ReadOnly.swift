@@ -1,0 +1,82 @@
+/// Opening a directory read-only: the journal is replayed as it is, and nothing is written,
+/// created or deleted. Entries left mid-edit are not readable; a corrupt journal reads as an
+/// empty cache (the writer repairs it when it next opens).
+extension CacheState {
+    /// Replays the journal (or, in the middle of a writer's rebuild, its backup) without
+    /// touching the directory, and keeps it open to check reads against what the writer
+    /// appends.
+    ///
+    /// - Throws: ``CacheError/Code/notACacheDirectory``, ``CacheError/Code/ioFailure``.
+    mutating func recoverReadOnly() throws(CacheError) -> RecoveryReport {
+        var report = RecoveryReport()
+        let viewFileSystem = directory.fileSystem
+        readOnlyView?.close(fileSystem: viewFileSystem)
+        readOnlyView = nil
+        table.removeAll()
+        size = 0
+        var opened: (path: String, fd: Int32)?
+        for path in [directory.journalPath, directory.backupJournalPath] {
+            do {
+                opened = (path, try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0))
+                break
+            } catch where error.errno == Errno.noEntry {
+                continue
+            } catch {
+                throw CacheError.ioFailure(error, operation: "open", path: path)
+            }
+        }
+        // No journal at all: an empty cache, until a writer creates one and `refresh()` reads it.
+        guard let opened else { return report }
+        let status: FileStatus
+        do {
+            status = try fileSystem.status(of: opened.fd)
+        } catch {
+            try? fileSystem.close(opened.fd)
+            throw CacheError.ioFailure(error, operation: "open", path: opened.path)
+        }
+        guard status.kind == .regular else {
+            try? fileSystem.close(opened.fd)
+            throw CacheError.notACacheDirectory(path: opened.path, reason: "it is not a regular file")
+        }
+        var removedKeys: Set<String> = []
+        let summary: JournalParser.Summary
+        let consumed: Int64
+        do {
+            (summary, consumed) = try replayJournal(fd: opened.fd, path: opened.path, size: status.size, removedKeys: &removedKeys)
+        } catch {
+            try? fileSystem.close(opened.fd)
+            throw error
+        }
+        if summary.firstLine == .foreign {
+            try? fileSystem.close(opened.fd)
+            table.removeAll()
+            throw CacheError.notACacheDirectory(path: opened.path, reason: "its first line is not \(Journal.magic)")
+        }
+        if let corruption = summary.corruption {
+            table.removeAll()
+            report.wipeReason = corruption.description + " (read-only: nothing was deleted; the cache reads as empty)"
+        }
+        for index in table.indicesInStorageOrder where table[index].isBeingEdited {
+            table.remove(at: index)
+            report.droppedIncompleteEntries += 1
+        }
+        guard let total = committedTotal() else {
+            table.removeAll()
+            report.wipeReason = "the journal's lengths add up past Int.max (read-only: the cache reads as empty)"
+            readOnlyView = ReadOnlyView(path: opened.path, fd: opened.fd, identity: status.identity, replayedUpTo: consumed)
+            return report
+        }
+        size = total
+        readOnlyView = ReadOnlyView(
+            path: directory.journalPath, fd: opened.fd, identity: status.identity,
+            replayedUpTo: consumed - Int64(summary.unterminatedByteCount))
+        return report
+    }
+
+    /// Replays the journal again, for a read-only cache: entries the writer committed since
+    /// become readable, removed ones disappear. A writer's cache has nothing to refresh.
+    mutating func refreshReadOnly() throws(CacheError) {
+        guard isReadOnly else { return }
+        _ = try recoverReadOnly()
+    }
+}

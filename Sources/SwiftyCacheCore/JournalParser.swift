@@ -1,0 +1,272 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+
+/// Parses a journal fed in chunks, in memory bounded by the longest line it accepts, with the
+/// Java `DiskLruCache`'s rules, so that every journal Java replays is replayed here with the
+/// same entries:
+///
+/// - lines end with `\\n`, and a `\\r` before it is dropped (CRLF journals);
+/// - `CLEAN key len…` tolerates spaces after the last length (Java splits on single spaces and
+///   drops trailing empty fields); lengths may carry a `+` sign and go up to `Int64.max`;
+/// - keys read back may be any printable ASCII without a space, wider than the
+///   `[a-z0-9_-]{1,120}` the API writes, *except* what could name a path outside the directory:
+///   a `/`, a NUL or another control byte, `.` or `..` make the journal corrupt, as does a
+///   negative length (Java would accept one and corrupt its size);
+/// - an unterminated last line (a torn append) is ignored and reported.
+///
+/// The first line tells whether the file is a journal at all: the magic, or damage a crash can
+/// leave (an empty file, NUL bytes, a torn header), or something else entirely
+/// (``FirstLine/foreign``), which the cache refuses to touch. After a corrupt line the parser
+/// keeps scanning, only to collect the keys the rest of the file names: a wipe deletes the
+/// files of those keys and nothing else.
+struct JournalParser {
+    /// What the first line says about the file.
+    enum FirstLine: Equatable {
+        /// Not seen yet (no newline and no end of input so far).
+        case unknown
+        /// The DiskLruCache magic.
+        case magic
+        /// Empty, NUL bytes, or a torn prefix of the header: a journal a crash damaged.
+        case damaged
+        /// Anything else: this file is not a DiskLruCache journal.
+        case foreign
+    }
+
+    /// What the parse saw besides the records.
+    struct Summary {
+        var firstLine: FirstLine
+        /// The first problem met; records passed before it must be discarded.
+        var corruption: Journal.Corruption?
+        /// How many body records were passed on.
+        var recordCount: Int
+        /// Whether the input ended with a line that has no newline.
+        var hasUnterminatedLine: Bool
+        /// The bytes of that unterminated line (0 when there is none).
+        var unterminatedByteCount: Int
+        /// The keys named by lines after the corruption (for deleting only the cache's files).
+        var keysAfterCorruption: Set<String>
+    }
+
+    let valueCount: Int
+    private let expectedHeader: [[UInt8]]
+    private let maximumLineLength: Int
+    private var pending: [UInt8] = []
+    private var lineNumber = 0
+    private var recordCount = 0
+    private var firstLine = FirstLine.unknown
+    private var corruption: Journal.Corruption?
+    private var keysAfterCorruption: Set<String> = []
+    /// The longest line past which a journal is corrupt whatever it holds: a key and a length of
+    /// up to 20 characters per slot fit with room to spare.
+    static let keyAllowance = 64 << 10
+
+    init(appVersion: Int, valueCount: Int) {
+        self.valueCount = valueCount
+        expectedHeader = [Journal.magic, Journal.version, String(appVersion), String(valueCount), ""].map {
+            Array($0.utf8)
+        }
+        maximumLineLength = Self.keyAllowance + min(max(valueCount, 0), 1 << 20) * 21
+    }
+
+    /// Parses the complete lines of `bytes` (a partial last line waits for the next chunk),
+    /// passing each body record to `body` as it is read.
+    ///
+    /// - Complexity: O(bytes); lines are found with `memchr`.
+    mutating func consume(_ bytes: UnsafeRawBufferPointer, _ body: (String, Journal.Operation) -> Void) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        var start = 0
+        while start < bytes.count {
+            guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else {
+                appendPending(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+                return
+            }
+            let end = base.distance(to: UnsafeRawPointer(found))
+            let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            if pending.isEmpty {
+                handleLine(piece.assumingMemoryBound(to: UInt8.self), body)
+            } else {
+                appendPending(piece)
+                let line = pending
+                pending.removeAll(keepingCapacity: true)
+                line.withUnsafeBufferPointer { handleLine($0, body) }
+            }
+            start = end + 1
+        }
+    }
+
+    /// Whether the first line showed that the input is not a journal at all.
+    var isForeign: Bool { firstLine == .foreign }
+
+    /// Ends the input and returns what was seen.
+    mutating func finish() -> Summary {
+        if firstLine == .unknown { classifyFirstLine(pending[...], isComplete: false) }
+        if corruption == nil && firstLine == .magic && lineNumber < expectedHeader.count {
+            corruption = Journal.Corruption(description: "the journal header is incomplete")
+        }
+        if firstLine == .damaged && corruption == nil {
+            corruption = Journal.Corruption(description: "the journal is empty or damaged")
+        }
+        return Summary(
+            firstLine: firstLine, corruption: corruption, recordCount: recordCount,
+            hasUnterminatedLine: !pending.isEmpty, unterminatedByteCount: pending.count,
+            keysAfterCorruption: keysAfterCorruption)
+    }
+
+    private mutating func appendPending(_ bytes: UnsafeRawBufferPointer) {
+        guard corruption == nil || pending.count < maximumLineLength else { return }
+        if pending.count + bytes.count > maximumLineLength {
+            // Keep only what decides the verdict; the line is corrupt whatever follows.
+            pending.append(contentsOf: bytes.prefix(max(0, maximumLineLength + 1 - pending.count)))
+        } else {
+            pending.append(contentsOf: bytes)
+        }
+    }
+
+    private mutating func handleLine(_ raw: UnsafeBufferPointer<UInt8>, _ body: (String, Journal.Operation) -> Void) {
+        var line = raw[...]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        if firstLine == .unknown {
+            // The first line is the magic (the header's first line, now checked) or the verdict.
+            classifyFirstLine(line, isComplete: true)
+            return
+        }
+        guard firstLine == .magic else { return }
+        if corruption != nil {
+            collectKey(from: line)
+            return
+        }
+        if lineNumber < expectedHeader.count {
+            let expected = expectedHeader[lineNumber]
+            lineNumber += 1
+            guard line.elementsEqual(expected) else {
+                corruption = Journal.Corruption(
+                    description:
+                        "unexpected journal header line \(lineNumber): expected \(String(reflecting: String(decoding: expected, as: UTF8.self))), found \(Self.quoted(line))"
+                )
+                return
+            }
+            return
+        }
+        guard line.count <= maximumLineLength else {
+            corruption = Journal.Corruption(description: "a journal line is longer than \(maximumLineLength) bytes")
+            return
+        }
+        switch Self.parseBodyLine(line, valueCount: valueCount) {
+        case .success(let record):
+            body(record.key, record.operation)
+            recordCount += 1
+        case .failure(let problem):
+            corruption = problem
+            collectKey(from: line)
+        }
+    }
+
+    private mutating func classifyFirstLine(_ line: ArraySlice<UInt8>, isComplete: Bool) {
+        line.withUnsafeBufferPointer { classifyFirstLine($0[...], isComplete: isComplete) }
+    }
+
+    private mutating func classifyFirstLine(_ line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) {
+        let magic = Array(Journal.magic.utf8)
+        if line.elementsEqual(magic) && isComplete {
+            firstLine = .magic
+        } else if line.isEmpty && !isComplete {
+            firstLine = .damaged  // an empty file
+        } else if line.first == 0 {
+            firstLine = .damaged  // zeros where the data should be, as a power loss leaves them
+        } else if !isComplete && magic.starts(with: line) {
+            firstLine = .damaged  // a header torn inside its first line
+        } else {
+            firstLine = .foreign
+        }
+        if firstLine == .magic { lineNumber = 1 }
+    }
+
+    /// After a corruption: remembers the key a line names, if it could be one of the cache's.
+    private mutating func collectKey(from line: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
+        let rest = line[(space + 1)...]
+        let key = rest[..<(rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex)]
+        if Self.isReplayableKey(key) { keysAfterCorruption.insert(String(decoding: key, as: UTF8.self)) }
+    }
+
+    // MARK: One line
+
+    /// Whether `key` can be replayed: printable ASCII without a space or a slash, not `.` or
+    /// `..`, so that `key.N` always names a file inside the cache directory.
+    static func isReplayableKey(_ key: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard !key.isEmpty, key.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else { return false }
+        if key.count <= 2 && key.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
+        return true
+    }
+
+    /// Parses one body line (without its line end), with Java's rules.
+    static func parseBodyLine(
+        _ line: Slice<UnsafeBufferPointer<UInt8>>, valueCount: Int
+    ) -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
+        let space = UInt8(ascii: " ")
+        let corrupt = Journal.Corruption(description: "unexpected journal line: \(quoted(line))")
+        guard let firstSpace = line.firstIndex(of: space) else { return .failure(corrupt) }
+        let verb = line[..<firstSpace]
+        let rest = line[(firstSpace + 1)...]
+        let secondSpace = rest.firstIndex(of: space)
+        let keyBytes = rest[..<(secondSpace ?? rest.endIndex)]
+        guard isReplayableKey(keyBytes) else { return .failure(corrupt) }
+        let key = String(decoding: keyBytes, as: UTF8.self)
+        guard let secondSpace else {
+            if verb.elementsEqual("REMOVE".utf8) { return .success((key, .remove)) }
+            if verb.elementsEqual("DIRTY".utf8) { return .success((key, .dirty)) }
+            if verb.elementsEqual("READ".utf8) { return .success((key, .read)) }
+            return .failure(corrupt)
+        }
+        guard verb.elementsEqual("CLEAN".utf8) else { return .failure(corrupt) }
+        // Java: `line.substring(secondSpace + 1).split(" ")`, which drops trailing empty fields.
+        var fields = line[(secondSpace + 1)...]
+        while fields.last == space { fields = fields.dropLast() }
+        var lengths: [Int] = []
+        lengths.reserveCapacity(min(valueCount, 64))
+        var total = 0
+        for field in fields.split(separator: space, omittingEmptySubsequences: false) {
+            guard let length = parseLength(field) else { return .failure(corrupt) }
+            let (sum, overflow) = total.addingReportingOverflow(length)
+            guard !overflow else {
+                return .failure(Journal.Corruption(description: "the lengths of \(key) add up past Int.max"))
+            }
+            total = sum
+            lengths.append(length)
+            guard lengths.count <= valueCount else { return .failure(corrupt) }
+        }
+        guard lengths.count == valueCount else { return .failure(corrupt) }
+        return .success((key, .clean(lengths: lengths)))
+    }
+
+    /// A length as Java's `Long.parseLong` reads it: optional `+`, decimal digits, at most
+    /// `Int64.max`. `-0` is zero; any other negative length is refused.
+    static func parseLength(_ field: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        var digits = field[...]
+        var isNegative = false
+        if let sign = digits.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            isNegative = sign == UInt8(ascii: "-")
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+        }
+        if isNegative && value != 0 { return nil }
+        return Int(exactly: value)
+    }
+
+    static func quoted(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(reflecting: String(decoding: line.prefix(200), as: UTF8.self))
+    }
+}
