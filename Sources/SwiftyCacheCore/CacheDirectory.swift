@@ -162,21 +162,22 @@ struct CacheDirectory: Sendable {
         }
         guard let fd = try? fileSystem.open(journalPath, flags: OpenFlags.readOnly, mode: 0) else { return nil }
         defer { try? fileSystem.close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 512)
+        var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
-        let lines = buffer[0..<count].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
-            String(decoding: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0, as: UTF8.self)
-        }
-        guard let first = lines.first, first == Journal.magic else {
-            if count > 0, buffer[0] != 0, !Journal.magic.utf8.starts(with: buffer[0..<min(count, 23)]) {
-                throw CacheError.notACacheDirectory(path: journalPath, reason: "its first line is not \(Journal.magic)")
+        let prefix = Array(buffer[0..<count])
+        switch JournalParser.classify(prefix: prefix, isWholeFile: count < buffer.count) {
+        case .foreign:
+            throw CacheError.notACacheDirectory(path: journalPath, reason: "its first line is not \(Journal.magic)")
+        case .damaged, .unknown:
+            return nil
+        case .magic:
+            let lines = prefix.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
+                String(decoding: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0, as: UTF8.self)
             }
-            return nil
+            guard lines.count > 3, let appVersion = Int(lines[2]), let valueCount = Int(lines[3]), valueCount >= 1
+            else { return nil }
+            return (appVersion, valueCount)
         }
-        guard lines.count > 3, let appVersion = Int(lines[2]), let valueCount = Int(lines[3]), valueCount >= 1 else {
-            return nil
-        }
-        return (appVersion, valueCount)
     }
 
     /// Whether the directory itself still exists (something may delete it underneath the cache).

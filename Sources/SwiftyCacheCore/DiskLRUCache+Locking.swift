@@ -1,8 +1,15 @@
 /// How every operation of ``DiskLRUCache`` reaches its state: under the one lock, with the
 /// slow parts (unlinking trash, waking the cleanup thread) after the lock is released.
 extension DiskLRUCache {
+    /// Checks a key a write names: `[a-z0-9_-]{1,120}`.
     func validate(_ key: String, operation: String) throws(CacheError) {
         guard Journal.isValidKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
+    }
+
+    /// Checks a key a read or a removal names: a key a write accepts, or a wider one a journal
+    /// written by the Java cache holds (``DiskLRUCache/keys()`` may list those).
+    func validateForReading(_ key: String, operation: String) throws(CacheError) {
+        guard Journal.isReadableKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
     }
 
     /// Runs `body` under the lock, after checking that the cache is open.

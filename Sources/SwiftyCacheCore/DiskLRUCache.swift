@@ -195,7 +195,7 @@ public final class DiskLRUCache: Sendable {
     ///   than its absence (too many open files, for example).
     /// - Complexity: O(1), plus one `open` and `fstat` per slot.
     public func snapshot(forKey key: String) throws -> Snapshot? {
-        try validate(key, operation: "snapshot")
+        try validateForReading(key, operation: "snapshot")
         return try openSnapshot(key: key, recordingRead: true, operation: "snapshot")
     }
 
@@ -203,7 +203,7 @@ public final class DiskLRUCache: Sendable {
     ///
     /// - Throws: The errors of `snapshot(forKey:)` and ``Snapshot/readData(at:)``.
     public func data(forKey key: String) throws -> [Data]? {
-        try validate(key, operation: "data")
+        try validateForReading(key, operation: "data")
         // The values are opened under the lock (all old or all new slots) and read outside it,
         // without the Snapshot object a caller would keep.
         guard let opened = try openEntry(key: key, recordingRead: true, operation: "data") else { return nil }
@@ -218,7 +218,7 @@ public final class DiskLRUCache: Sendable {
 
     /// Whether a committed entry exists for `key`. It does not count as a read.
     public func contains(_ key: String) throws -> Bool {
-        try validate(key, operation: "contains")
+        try validateForReading(key, operation: "contains")
         return try locked(operation: "contains", key: key) { state in
             state.table.index(of: key).map { state.table[$0].isReadable } ?? false
         }
@@ -241,7 +241,7 @@ public final class DiskLRUCache: Sendable {
     /// A snapshot of the entry for `key` that does not count as a read and leaves the LRU order
     /// as it is; `nil` on a miss. For layers above the engine that look at an entry's metadata.
     package func peekSnapshot(forKey key: String) throws -> Snapshot? {
-        try validate(key, operation: "snapshot")
+        try validateForReading(key, operation: "snapshot")
         return try openSnapshot(key: key, recordingRead: false, operation: "snapshot")
     }
 
@@ -320,7 +320,7 @@ public final class DiskLRUCache: Sendable {
     /// - Complexity: O(1), plus one `unlink` per slot.
     @discardableResult
     public func remove(_ key: String) throws -> Bool {
-        try validate(key, operation: "remove")
+        try validateForReading(key, operation: "remove")
         return try locked(operation: "remove", key: key, claimsCleanup: true) { try $0.remove(key: key) }
     }
 

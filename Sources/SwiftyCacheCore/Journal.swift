@@ -54,6 +54,17 @@ package enum Journal {
         }
     }
 
+    /// Whether `key` may be read or removed: a key the API writes, or a wider one the Java
+    /// cache wrote and the journal replays (see ``JournalParser/isReplayableKey(_:)``). Either
+    /// way `key.N` names a file inside the cache directory.
+    static func isReadableKey(_ key: String) -> Bool {
+        if isValidKey(key) { return true }
+        var key = key
+        return key.withUTF8 { bytes in
+            bytes.count <= JournalParser.keyAllowance && JournalParser.isReplayableKey(bytes[...])
+        }
+    }
+
     @inline(__always)
     static func isKeyByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -171,19 +171,34 @@ struct JournalParser {
     }
 
     private mutating func classifyFirstLine(_ line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) {
-        let magic = Array(Journal.magic.utf8)
-        if line.elementsEqual(magic) && isComplete {
-            firstLine = .magic
-        } else if line.isEmpty && !isComplete {
-            firstLine = .damaged  // an empty file
-        } else if line.first == 0 {
-            firstLine = .damaged  // zeros where the data should be, as a power loss leaves them
-        } else if !isComplete && magic.starts(with: line) {
-            firstLine = .damaged  // a header torn inside its first line
-        } else {
-            firstLine = .foreign
-        }
+        firstLine = Self.classify(firstLine: line, isComplete: isComplete)
         if firstLine == .magic { lineNumber = 1 }
+    }
+
+    /// What a file's first line (without its line end) says: `isComplete` when a newline ended
+    /// it, `false` when the file ended first.
+    static func classify(firstLine line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) -> FirstLine {
+        let magic = Array(Journal.magic.utf8)
+        var line = line
+        if isComplete, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        if line.elementsEqual(magic) && isComplete { return .magic }
+        if line.isEmpty && !isComplete { return .damaged }  // an empty file
+        if line.first == 0 { return .damaged }  // zeros where the data should be, as a power loss leaves them
+        if !isComplete && magic.starts(with: line) { return .damaged }  // a header torn inside its first line
+        return .foreign
+    }
+
+    /// What the first bytes of a file (`prefix`, all of it when `isWholeFile`) say about it.
+    static func classify(prefix: [UInt8], isWholeFile: Bool) -> FirstLine {
+        prefix.withUnsafeBufferPointer { buffer in
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                return classify(firstLine: buffer[..<newline], isComplete: true)
+            }
+            if buffer.first == 0 { return .damaged }
+            // No line end in the prefix: a first line longer than the magic is not the magic.
+            guard isWholeFile || buffer.count <= Journal.magic.utf8.count else { return .foreign }
+            return classify(firstLine: buffer[...], isComplete: false)
+        }
     }
 
     /// After a corruption: remembers the key a line names, if it could be one of the cache's.

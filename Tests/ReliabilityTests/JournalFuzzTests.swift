@@ -4,8 +4,9 @@ import SwiftyCacheTestSupport
 import Testing
 
 extension Slow {
-    /// Mutated journals: opening never crashes or hangs; it keeps the valid prefix or wipes, and the
-    /// cache works afterwards. 10,000 cases by default; `SWIFTYCACHE_FUZZ_CASES` sets the count.
+    /// Mutated journals: opening never crashes or hangs; it keeps the valid prefix, wipes the
+    /// cache's own files, or refuses a file that is no longer a journal at all (touching nothing),
+    /// and the cache works afterwards. 10,000 cases by default; `SWIFTYCACHE_FUZZ_CASES` sets the count.
     @Suite(.tags(.slow)) struct JournalFuzzTests {
         static let totalCases =
             ProcessInfo.processInfo.environment["SWIFTYCACHE_FUZZ_CASES"].flatMap(Int.init) ?? 10_000
@@ -89,6 +90,7 @@ extension Slow {
             let root = TemporaryDirectory("fuzz-\(chunk)")
             var wiped = 0
             var kept = 0
+            var refused = 0
             for index in stride(from: chunk, to: Self.totalCases, by: Self.chunks) {
                 let directory = root.appending("\(index)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -96,9 +98,17 @@ extension Slow {
                     try Data(repeating: UInt8(ascii: "v"), count: length).write(to: directory.appending(path: name))
                 }
                 try Data(Self.mutation(index)).write(to: directory.appending(path: "journal"))
+                let before = try JournalFixture.fileNames(in: directory)
                 let cache: DiskLRUCache
                 do {
                     cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: 1 << 20)
+                } catch let error as CacheError where error.code == .notACacheDirectory {
+                    // A first line that is no longer the magic: refused, and nothing touched.
+                    refused += 1
+                    #expect(try JournalFixture.fileNames(in: directory) == before, "case \(index)")
+                    #expect(try Data(contentsOf: directory.appending(path: "journal")) == Data(Self.mutation(index)))
+                    try FileManager.default.removeItem(at: directory)
+                    continue
                 } catch {
                     Issue.record("case \(index): open threw \(error)")
                     continue
@@ -118,7 +128,9 @@ extension Slow {
                 try FileManager.default.removeItem(at: directory)
             }
             #expect(wiped > 0 && kept > 0)
-            print("journal fuzz chunk \(chunk): \(wiped + kept) cases, \(wiped) wiped, \(kept) kept a valid prefix")
+            print(
+                "journal fuzz chunk \(chunk): \(wiped + kept + refused) cases, \(wiped) wiped, \(kept) kept a valid prefix, "
+                    + "\(refused) refused as not a journal")
         }
     }
 }
