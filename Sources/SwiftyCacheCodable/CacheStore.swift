@@ -23,9 +23,19 @@ public final class CacheStore: Sendable {
     public let directory: URL
     private let opened = LockedState<[String: any Sendable]>([:])
 
+    /// Whether the namespaces open read-only (see `DiskLRUCache.Options.readOnly`): their
+    /// caches read while another process writes them, or from a directory nobody can write, and
+    /// every write throws.
+    public let isReadOnly: Bool
+
     /// A store rooted at `directory`.
-    public init(directory: URL) {
+    ///
+    /// - Parameters:
+    ///   - directory: The root directory.
+    ///   - readOnly: Whether every namespace opens read-only. The default is `false`.
+    public init(directory: URL, readOnly: Bool = false) {
         self.directory = directory
+        self.isReadOnly = readOnly
     }
 
     /// A store rooted at the platform's caches directory: `$XDG_CACHE_HOME/name` or
@@ -33,9 +43,9 @@ public final class CacheStore: Sendable {
     ///
     /// - Throws: ``ObjectCacheError/Code/invalidConfiguration`` for a name that is not a
     ///   plain folder name.
-    public convenience init(name: String) throws {
+    public convenience init(name: String, readOnly: Bool = false) throws {
         try Self.validate(name, operation: "CacheStore")
-        self.init(directory: Self.defaultRoot().appending(path: name, directoryHint: .isDirectory))
+        self.init(directory: Self.defaultRoot().appending(path: name, directoryHint: .isDirectory), readOnly: readOnly)
     }
 
     /// The platform's directory for caches.
@@ -82,7 +92,8 @@ public final class CacheStore: Sendable {
             let cache = try ObjectCache<Key, Value>(
                 directory: directory.appending(path: name, directoryHint: .isDirectory), maxDiskSize: maxDiskSize,
                 memoryLimit: memoryLimit, format: format, schemaVersion: schemaVersion,
-                defaultTimeToLive: defaultTimeToLive)
+                defaultTimeToLive: defaultTimeToLive,
+                diskOptions: DiskLRUCache.Options(readOnly: isReadOnly))
             opened[name] = cache
             return cache
         }
@@ -121,6 +132,9 @@ public final class CacheStore: Sendable {
     ///
     /// - Throws: ``ObjectCacheError``: the first failure, after trying every namespace.
     public func clearAll() throws {
+        guard !isReadOnly else {
+            throw ObjectCacheError.readOnly(operation: "clearAll")
+        }
         let open = opened.withLock { $0 }
         var failure: (any Error)?
         for name in namespaces() {

@@ -151,7 +151,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
                 $0.statistics.expirations += 1
             }
             eventHandler?(.expired(key: key))
-            try removeFromDisk(key, operation: "value")
+            if !isReadOnly { try removeFromDisk(key, operation: "value") }
             return nil
         case .miss:
             break
@@ -175,6 +175,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     public subscript(key: Key) -> Value? {
         get { try? value(forKey: key) }
         set {
+            guard !isReadOnly else { return }
             if let newValue {
                 let expires = defaultTimeToLive.map { clock().addingTimeInterval($0.timeInterval) }
                 memory.withLock { _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires) }
@@ -447,7 +448,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             envelope.codec == format.codec || envelope.codec == .raw
         else {
             eventHandler?(.incompatibleEntry(key: key))
-            try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+            try dropFromDisk(engineKey, key: key)
             return nil
         }
         guard envelope.keyBytes == keyBytes else {
@@ -458,7 +459,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         if envelope.isExpired(at: now) {
             memory.withLock { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
-            try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+            try dropFromDisk(engineKey, key: key)
             return nil
         }
         let payload = slots[1]
@@ -472,7 +473,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         } catch {
             memory.withLock { $0.statistics.decodeFailures += 1 }
             eventHandler?(.decodingFailed(key: key, error: error))
-            try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+            try dropFromDisk(engineKey, key: key)
             return nil
         }
     }
@@ -545,6 +546,17 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             }
         }
     }
+
+    /// Removes an entry a read found unusable (expired, undecodable, another format); a
+    /// read-only cache leaves it, and the read is a miss all the same.
+    private func dropFromDisk(_ engineKey: String, key: Key) throws {
+        guard !isReadOnly else { return }
+        try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+    }
+
+    /// Whether the cache was opened with `DiskLRUCache.Options(readOnly: true)`: reads work,
+    /// every write throws (the subscript's setter does nothing).
+    public var isReadOnly: Bool { disk.options.readOnly }
 
     @discardableResult
     func removeFromDisk(_ key: Key, operation: String) throws -> Bool {

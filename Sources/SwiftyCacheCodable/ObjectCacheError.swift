@@ -17,6 +17,9 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code("invalid configuration")
         /// A namespace is already open with another key or value type.
         public static let namespaceConflict = Code("namespace conflict")
+        /// The store was opened read-only (a cache opened read-only reports the engine's
+        /// `readOnly` error as the cause of a ``diskFailure``).
+        public static let readOnly = Code("read-only")
         /// A ``CacheAttachments`` value returned the wrong number of parts.
         public static let attachmentCountMismatch = Code("attachment count mismatch")
 
@@ -65,6 +68,10 @@ extension ObjectCacheError {
         if let error = error as? ObjectCacheError { return error }
         if let error = error as? CacheError { return diskFailure(error, key: key, operation: operation) }
         return ObjectCacheError(code: .diskFailure, message: "\(error)", key: key, operation: operation, cause: error)
+    }
+
+    static func readOnly(operation: String) -> ObjectCacheError {
+        ObjectCacheError(code: .readOnly, message: "the store was opened read-only", operation: operation)
     }
 
     static func invalidConfiguration(_ message: String, key: String? = nil, operation: String) -> ObjectCacheError {

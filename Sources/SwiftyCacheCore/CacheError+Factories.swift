@@ -124,7 +124,8 @@ extension CacheError {
     static func foreignFile(key: String, path: String) -> CacheError {
         CacheError(
             code: .foreignFile,
-            message: "a file the cache did not create has this key's value file name; it is left alone and the key refused",
+            message:
+                "a file the cache did not create has this key's value file name; it is left alone and the key refused",
             key: key, path: path, operation: "edit")
     }
 

@@ -19,7 +19,7 @@ extension CacheState {
             do {
                 opened = (path, try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0))
                 break
-            } catch where error.errno == Errno.noEntry {
+            } catch  where error.errno == Errno.noEntry {
                 continue
             } catch {
                 throw CacheError.ioFailure(error, operation: "open", path: path)
@@ -42,7 +42,8 @@ extension CacheState {
         let summary: JournalParser.Summary
         let consumed: Int64
         do {
-            (summary, consumed) = try replayJournal(fd: opened.fd, path: opened.path, size: status.size, removedKeys: &removedKeys)
+            (summary, consumed) = try replayJournal(
+                fd: opened.fd, path: opened.path, size: status.size, removedKeys: &removedKeys)
         } catch {
             try? fileSystem.close(opened.fd)
             throw error
@@ -63,7 +64,8 @@ extension CacheState {
         guard let total = committedTotal() else {
             table.removeAll()
             report.wipeReason = "the journal's lengths add up past Int.max (read-only: the cache reads as empty)"
-            readOnlyView = ReadOnlyView(path: opened.path, fd: opened.fd, identity: status.identity, replayedUpTo: consumed)
+            readOnlyView = ReadOnlyView(
+                path: opened.path, fd: opened.fd, identity: status.identity, replayedUpTo: consumed)
             return report
         }
         size = total

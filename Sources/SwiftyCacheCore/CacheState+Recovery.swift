@@ -92,7 +92,8 @@ extension CacheState {
     /// which keys the rest names.
     ///
     /// - Parameter size: The file's size, for a bounded estimate of the index's capacity.
-    mutating func replayJournal(size: Int64, removedKeys: inout Set<String>) throws(CacheError) -> JournalParser.Summary {
+    mutating func replayJournal(size: Int64, removedKeys: inout Set<String>) throws(CacheError) -> JournalParser.Summary
+    {
         let path = directory.journalPath
         let fd: Int32
         do {
@@ -127,7 +128,7 @@ extension CacheState {
             parser.consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count])) { key, operation in
                 replay(key, operation, removedKeys: &removedKeys)
             }
-            if parser.isForeign { break }
+            if !parser.wantsMoreInput { break }
         }
         return (parser.finish(), offset)
     }
@@ -224,7 +225,8 @@ extension CacheState {
 
     /// Deletes the cache's files (the journals and the values of `knownKeys`) and starts a
     /// fresh journal. Files the cache did not create stay, and are listed in the report.
-    private mutating func wipe(reason: String, knownKeys: Set<String>, report: inout RecoveryReport) throws(CacheError) {
+    private mutating func wipe(reason: String, knownKeys: Set<String>, report: inout RecoveryReport) throws(CacheError)
+    {
         table.removeAll()
         size = 0
         report.wipeReason = reason

@@ -61,6 +61,7 @@ struct JournalParser {
     private var firstLine = FirstLine.unknown
     private var corruption: Journal.Corruption?
     private var keysAfterCorruption: Set<String> = []
+    private var bytesAfterCorruption: Int64 = 0
     /// The longest line past which a journal is corrupt whatever it holds: a key and a length of
     /// up to 20 characters per slot fit with room to spare.
     static let keyAllowance = 64 << 10
@@ -79,6 +80,7 @@ struct JournalParser {
     /// - Complexity: O(bytes); lines are found with `memchr`.
     mutating func consume(_ bytes: UnsafeRawBufferPointer, _ body: (String, Journal.Operation) -> Void) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        if corruption != nil { bytesAfterCorruption += Int64(bytes.count) }
         var start = 0
         while start < bytes.count {
             guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else {
@@ -101,6 +103,16 @@ struct JournalParser {
 
     /// Whether the first line showed that the input is not a journal at all.
     var isForeign: Bool { firstLine == .foreign }
+
+    /// Whether more input can change the result: not after a foreign first line, nor once the
+    /// scan for keys after a corruption has covered ``keyScanLimit`` bytes.
+    var wantsMoreInput: Bool { !isForeign && !(corruption != nil && bytesAfterCorruption > Self.keyScanLimit) }
+
+    /// How far past a corruption the parser reads to learn which keys the journal names, and
+    /// how many it remembers: a bound on the time and memory a hostile journal can take. Files
+    /// of keys past it are left alone and reported as unknown.
+    static let keyScanLimit: Int64 = 64 << 20
+    static let maximumKeysAfterCorruption = 1 << 16
 
     /// Ends the input and returns what was seen.
     mutating func finish() -> Summary {
@@ -206,7 +218,8 @@ struct JournalParser {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
         let rest = line[(space + 1)...]
         let key = rest[..<(rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex)]
-        if Self.isReplayableKey(key) { keysAfterCorruption.insert(String(decoding: key, as: UTF8.self)) }
+        guard keysAfterCorruption.count < Self.maximumKeysAfterCorruption, Self.isReplayableKey(key) else { return }
+        keysAfterCorruption.insert(String(decoding: key, as: UTF8.self))
     }
 
     // MARK: One line

@@ -13,10 +13,15 @@ import Darwin
 /// crash test knows what was committed and what was in flight at the kill.
 ///
 /// Usage: swiftycache-crash-worker DIRECTORY SIDE-LOG SEED SEQUENCE-BASE MAX-SIZE
+/// (and the `open-rss` and `writer` modes below, for other reliability tests)
 @main
 enum CrashWorker {
     static func main() {
         let arguments = CommandLine.arguments
+        if arguments.count == 3, arguments[1] == "open-rss" { openAndReportMemory(arguments[2]) }
+        if arguments.count == 4, arguments[1] == "writer", let count = Int(arguments[3]) {
+            writeEntries(arguments[2], commits: count)
+        }
         guard arguments.count == 6, let seed = UInt64(arguments[3]), let base = Int(arguments[4]),
             let maxSize = Int(arguments[5])
         else {
@@ -89,5 +94,60 @@ enum CrashWorker {
                 exit(5)
             }
         }
+    }
+
+    /// `open-rss DIR`: opens the cache in DIR, then prints what opening did and the process's
+    /// peak resident memory (`outcome …`, `rss-kib N`), for the hostile-journal tests.
+    static func openAndReportMemory(_ path: String) -> Never {
+        var outcome: String
+        do {
+            let cache = try DiskLRUCache(directory: URL(filePath: path), appVersion: 1, valueCount: 2, maxSize: 1 << 20)
+            outcome = cache.recoveryReport.wasWiped ? "wiped" : "kept \(cache.count)"
+            try cache.close()
+        } catch let error as CacheError {
+            outcome = "threw \(error.code)"
+        } catch {
+            outcome = "threw \(error)"
+        }
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        say("outcome \(outcome)")
+        say("rss-kib \(usage.ru_maxrss)")
+        exit(0)
+    }
+
+    /// `writer DIR COUNT`: commits COUNT full entries (both slots of one commit carry the same
+    /// sequence number) over 20 keys, removing some, with journal compactions along the way;
+    /// prints `ready` after the first commit and `done` at the end. The read-only tests read the
+    /// directory meanwhile from another process.
+    static func writeEntries(_ path: String, commits: Int) -> Never {
+        do {
+            let cache = try DiskLRUCache(directory: URL(filePath: path), appVersion: 1, valueCount: 2, maxSize: 1 << 30)
+            for sequence in 1...max(commits, 1) {
+                let key = "k\(sequence % 20)"
+                if sequence % 7 == 0 {
+                    try cache.remove(key)
+                } else {
+                    try cache.setData(
+                        (0..<2).map {
+                            CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: sequence % 700)
+                        },
+                        forKey: key)
+                }
+                if sequence == 1 { say("ready") }
+            }
+            try cache.close()
+            say("done")
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("writer failed: \(error)\n".utf8))
+            exit(6)
+        }
+    }
+
+    /// Writes a line to standard output at once (no stdio buffering), for a parent that waits on it.
+    static func say(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        FileHandle.standardOutput.write(Data(bytes))
     }
 }

@@ -7,19 +7,20 @@ import Synchronization
 import Testing
 
 extension Slow {
-    /// Eight threads of mixed operations on overlapping keys, for a bounded time, then the
-    /// invariants. Also run under ThreadSanitizer (docs/RELIABILITY.md).
+    /// Sixteen threads of mixed operations (set, partial set, snapshot, remove, edit, abort,
+    /// evictAll, setMaxSize, flush) on 64 overlapping keys under a small limit, for a bounded
+    /// time, then the invariants. Also run under ThreadSanitizer (docs/RELIABILITY.md).
     /// `SWIFTYCACHE_STRESS_SECONDS` sets the duration (default 2).
     @Suite(.tags(.slow)) struct StressTests {
         static let seconds = ProcessInfo.processInfo.environment["SWIFTYCACHE_STRESS_SECONDS"].flatMap(Double.init) ?? 2
 
-        @Test func engineUnderEightThreads() throws {
+        @Test func engineUnderSixteenThreads() throws {
             let directory = TemporaryDirectory()
             let cache = try DiskLRUCache(directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 60_000)
             let operations = Atomic(0)
             let failures = LockedState<[String]>([])
             let deadline = DispatchTime.now() + Self.seconds
-            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            DispatchQueue.concurrentPerform(iterations: 16) { worker in
                 var generator = SystemRandomNumberGenerator()
                 var sequence = worker * 10_000_000
                 var done = 0
@@ -28,7 +29,7 @@ extension Slow {
                 while done < 300 || DispatchTime.now() < deadline {
                     done += 1
                     sequence += 1
-                    let key = "key\(Int.random(in: 0..<24, using: &generator))"
+                    let key = "key\(Int.random(in: 0..<64, using: &generator))"
                     do {
                         switch Int.random(in: 0..<100, using: &generator) {
                         case 0..<35:
@@ -67,8 +68,12 @@ extension Slow {
                                     CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: 5), at: 1)
                                 if sequence % 2 == 0 { editor.abort() } else { _ = try? editor.commit() }
                             }
-                        case 95..<98:
+                        case 95..<97:
                             _ = try cache.keys()
+                        case 97:
+                            try cache.setMaxSize(sequence % 2 == 0 ? 30_000 : 60_000)
+                        case 98 where sequence % 8 == 0:
+                            try cache.evictAll()
                         default:
                             try cache.flush()
                         }
@@ -81,7 +86,7 @@ extension Slow {
             #expect(failures.withLock { $0 } == [])
             try cache.close()
             try CacheInvariants.check(directory.url)
-            print("stress: engine, 8 threads, \(operations.load(ordering: .relaxed)) operations in \(Self.seconds) s")
+            print("stress: engine, 16 threads, \(operations.load(ordering: .relaxed)) operations in \(Self.seconds) s")
         }
 
         @Test func objectCacheUnderEightTasks() async throws {

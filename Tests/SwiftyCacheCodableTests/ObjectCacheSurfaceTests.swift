@@ -102,7 +102,8 @@ import Testing
         let store = CacheStore(directory: directory.url)
         #expect(store.totalSize() < 9_999)
         try store.clearAll()
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.appending("a").path(percentEncoded: false))
+        let left = try FileManager.default.contentsOfDirectory(
+            atPath: directory.appending("a").path(percentEncoded: false))
         #expect(left == ["notes.backup"])
     }
 
@@ -119,5 +120,52 @@ import Testing
         }
         #expect(try cache.value(forKey: "k") == "v")
         try cache.close()
+    }
+
+    @Test func aReadOnlyObjectCacheReadsAndRefusesWrites() throws {
+        let clock = TestClock()
+        do {
+            let writer = try ObjectCache<String, String>(directory: directory.url, clock: clock.function)
+            try writer.set("kept", forKey: "a")
+            try writer.set("short-lived", forKey: "b", expiresAfter: .seconds(5))
+            try writer.close()
+        }
+        clock.advance(by: 10)
+        let reader = try ObjectCache<String, String>(
+            directory: directory.url, clock: clock.function, diskOptions: DiskLRUCache.Options(readOnly: true))
+        #expect(reader.isReadOnly)
+        #expect(try reader.value(forKey: "a") == "kept")
+        #expect(try reader.value(forKey: "b") == nil)  // expired: a miss, and nothing is removed
+        do {
+            try reader.set("x", forKey: "c")
+            Issue.record("a read-only cache wrote")
+        } catch let error as ObjectCacheError {
+            #expect((error.cause as? CacheError)?.code == .readOnly)
+        }
+        reader["c"] = "ignored"
+        #expect(!reader.hasUnsavedValue(forKey: "c"))
+        try reader.close()
+        let writer = try ObjectCache<String, String>(directory: directory.url, clock: clock.function)
+        #expect(writer.count == 2)  // b is still on disk: the reader removed nothing
+    }
+
+    @Test func aReadOnlyStoreOpensNamespacesReadOnlyAndRefusesToClear() throws {
+        do {
+            let store = CacheStore(directory: directory.url)
+            let pages = try store.objects("pages", of: String.self)
+            try pages.set("page", forKey: "p")
+            try pages.close()
+        }
+        let store = CacheStore(directory: directory.url, readOnly: true)
+        let pages = try store.objects("pages", of: String.self)
+        #expect(pages.isReadOnly)
+        #expect(try pages.value(forKey: "p") == "page")
+        do {
+            try store.clearAll()
+            Issue.record("a read-only store cleared")
+        } catch let error as ObjectCacheError {
+            #expect(error.code == .readOnly)
+        }
+        #expect(try pages.value(forKey: "p") == "page")
     }
 }

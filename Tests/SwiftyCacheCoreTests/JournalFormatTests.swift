@@ -4,6 +4,12 @@ import Testing
 
 @testable import SwiftyCacheCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The journal must match the Java DiskLruCache byte for byte.
 @Suite struct JournalFormatTests {
     let directory = TemporaryDirectory()
@@ -159,18 +165,22 @@ import Testing
 @Suite struct DeferredDirtyTests {
     let directory = TemporaryDirectory()
 
-    @Test func oneShotWriteJournalsDirtyOnlyWhenItCommits() throws {
-        do {
-            let cache = try openCache(directory.url)
-            try cache.set("k1", "A", "B")
-            // A crash while setData writes its values leaves no DIRTY line: the old entry survives.
-            #expect(try JournalFixture.bodyLines(in: directory.url) == ["DIRTY k1", "CLEAN k1 1 1"])
-            try JournalFixture.writeFile("k1.0.tmp", "half-writ", in: directory.url)  // as a killed setData leaves it
-            // Released without close(), as a crash would.
-        }
-        let reopened = try openCache(directory.url)
-        #expect(try reopened.strings("k1") == ["A", "B"])
-        #expect(!JournalFixture.fileExists("k1.0.tmp", in: directory.url))
+    /// `DIRTY` reaches the journal file before the first staged file is created, as the Java
+    /// cache does: the staged file's creation fails here, and the journal already holds DIRTY.
+    @Test func aOneShotWriteJournalsDirtyBeforeItsFirstStagedFile() throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 100, fileSystem: fileSystem)
+        try cache.set("old", "A", "B")
+        fileSystem.failCalls(named: ["open"], errno: EIO, pathContaining: ".tmp")
+        expectError(.ioFailure) { try cache.set("new", "C", "D") }
+        expectError(.ioFailure) { try cache.set("old", "E", "F") }
+        fileSystem.heal()
+        // A failed write of a new key ends with REMOVE, of an existing one with its old CLEAN line.
+        try expectJournal(
+            directory.url,
+            ["DIRTY old", "CLEAN old 1 1", "DIRTY new", "REMOVE new", "DIRTY old", "CLEAN old 1 1"])
+        #expect(try cache.strings("old") == ["A", "B"])
     }
 
     @Test func rebuildWritesCleanForAOneShotEditNotYetJournaled() throws {
