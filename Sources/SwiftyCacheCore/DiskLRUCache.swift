@@ -22,14 +22,17 @@ public import Foundation
 /// }
 /// ```
 ///
-/// The directory must be exclusive to the cache: it may delete any file in it, and empties it
-/// when the journal is unusable. Opening takes an advisory lock, so a second cache on the same
-/// directory fails with ``CacheError/Code/directoryLocked``.
+/// The cache deletes only files it created: the journal's, and the values of keys its journal
+/// names. Other files in the directory are left alone and listed in ``recoveryReport``; a
+/// `journal` that is not a DiskLruCache journal makes opening throw
+/// ``CacheError/Code/notACacheDirectory``. Opening takes an advisory lock, so a second cache on
+/// the same directory fails with ``CacheError/Code/directoryLocked``; caches opened with
+/// ``Options/readOnly`` take none and read beside the writer.
 ///
 /// Every method is safe to call from any thread. One lock guards the index and the journal;
-/// value bytes are written outside it, so writers of different keys run in parallel. The
-/// methods block on file I/O: from `async` code, use the `async` overloads, which run it on a
-/// dedicated dispatch queue rather than Swift's cooperative pool.
+/// value files are opened, read and written outside it, so readers and writers of different
+/// keys run in parallel. The methods block on file I/O: from `async` code, use the `async`
+/// overloads, which run it on a dedicated dispatch queue rather than Swift's cooperative pool.
 public final class DiskLRUCache: Sendable {
     /// The directory holding the journal and the value files.
     public let directory: URL
