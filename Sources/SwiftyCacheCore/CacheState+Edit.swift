@@ -186,6 +186,6 @@ extension CacheState {
 
     /// Deletes an edit's staged values, best effort.
     mutating func discardStaged(key: String, staged: [StagedSlot?]) {
-        if !storage.discard(key: key, staged: staged) { hasUndeletedFiles = true }
+        if !storage.discard(key: key, staged: staged) { noteUndeletedFiles(of: key) }
     }
 }

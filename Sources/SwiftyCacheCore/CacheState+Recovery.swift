@@ -166,7 +166,7 @@ extension CacheState {
             if isReadOnly {
                 table.remove(at: index)
             } else {
-                if !storage.deleteEverything(of: key) { hasUndeletedFiles = true }
+                if !storage.deleteEverything(of: key) { noteUndeletedFiles(of: key) }
                 table.remove(at: index)
                 removedKeys.insert(key)
             }

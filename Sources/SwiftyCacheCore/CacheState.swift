@@ -28,6 +28,10 @@ struct CacheState {
     /// Set when a file could not be deleted: then `close()` leaves no clean marker, and the
     /// next open sweeps the directory.
     var hasUndeletedFiles = false
+    /// Keys with value files that could not be deleted. A journal rebuild keeps a `REMOVE` line
+    /// for each key no longer in the index, so that the next open still knows the files are
+    /// the cache's to sweep.
+    var undeletedKeys: Set<String> = []
     private var trashCounter = 0
     /// Opened with ``DiskLRUCache/Options/readOnly``: nothing is ever written, created or
     /// deleted, and each read is checked against what the writer appended since (`readOnlyView`).
@@ -86,6 +90,10 @@ struct CacheState {
     mutating func rebuildJournal() throws(CacheError) {
         var bytes = journal.header()
         bytes.reserveCapacity(bytes.count + table.count * 48)
+        // First, so that a later CLEAN of the same key wins on replay.
+        for key in undeletedKeys where table.index(of: key) == nil {
+            Journal.appendLine(.remove, key: key, to: &bytes)
+        }
         var cursor = table.eldest
         while cursor != -1 {
             let entry = table[cursor]
@@ -227,7 +235,7 @@ struct CacheState {
         for index in indices {
             let entry = table[index]
             guard storage.delete(key: entry.key, location: entry.location) else {
-                hasUndeletedFiles = true
+                noteUndeletedFiles(of: entry.key)
                 failure =
                     failure
                     ?? CacheError.ioFailure(
@@ -245,7 +253,7 @@ struct CacheState {
     mutating func forgetEntryDeletingValues(_ index: Int) {
         let entry = table[index]
         // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-        if !storage.delete(key: entry.key, location: entry.location) { hasUndeletedFiles = true }
+        if !storage.delete(key: entry.key, location: entry.location) { noteUndeletedFiles(of: entry.key) }
         forgetEntry(index)
     }
 
@@ -290,6 +298,12 @@ struct CacheState {
         } catch {
             deleteFile(path)
         }
+    }
+
+    /// Remembers that files of `key` could not be deleted: the next open sweeps them.
+    mutating func noteUndeletedFiles(of key: String) {
+        hasUndeletedFiles = true
+        undeletedKeys.insert(key)
     }
 
     /// Deletes a file, best effort: a failure is remembered so the next open sweeps.

@@ -233,42 +233,53 @@ struct JournalParser {
     }
 
     /// Parses one body line (without its line end), with Java's rules.
+    ///
+    /// - Complexity: O(line length), with no allocation but the key and the lengths array.
     static func parseBodyLine(
         _ line: Slice<UnsafeBufferPointer<UInt8>>, valueCount: Int
     ) -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
         let space = UInt8(ascii: " ")
-        let corrupt = Journal.Corruption(description: "unexpected journal line: \(quoted(line))")
-        guard let firstSpace = line.firstIndex(of: space) else { return .failure(corrupt) }
+        // Built only for a line that is wrong: formatting it costs more than parsing a good one.
+        func corrupt() -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
+            .failure(Journal.Corruption(description: "unexpected journal line: \(quoted(line))"))
+        }
+        guard let firstSpace = line.firstIndex(of: space) else { return corrupt() }
         let verb = line[..<firstSpace]
         let rest = line[(firstSpace + 1)...]
         let secondSpace = rest.firstIndex(of: space)
         let keyBytes = rest[..<(secondSpace ?? rest.endIndex)]
-        guard isReplayableKey(keyBytes) else { return .failure(corrupt) }
+        guard isReplayableKey(keyBytes) else { return corrupt() }
         let key = String(decoding: keyBytes, as: UTF8.self)
         guard let secondSpace else {
             if verb.elementsEqual("REMOVE".utf8) { return .success((key, .remove)) }
             if verb.elementsEqual("DIRTY".utf8) { return .success((key, .dirty)) }
             if verb.elementsEqual("READ".utf8) { return .success((key, .read)) }
-            return .failure(corrupt)
+            return corrupt()
         }
-        guard verb.elementsEqual("CLEAN".utf8) else { return .failure(corrupt) }
+        guard verb.elementsEqual("CLEAN".utf8) else { return corrupt() }
         // Java: `line.substring(secondSpace + 1).split(" ")`, which drops trailing empty fields.
-        var fields = line[(secondSpace + 1)...]
-        while fields.last == space { fields = fields.dropLast() }
+        var end = line.endIndex
+        while end > secondSpace + 1 && line[end - 1] == space { end -= 1 }
         var lengths: [Int] = []
         lengths.reserveCapacity(min(valueCount, 64))
         var total = 0
-        for field in fields.split(separator: space, omittingEmptySubsequences: false) {
-            guard let length = parseLength(field) else { return .failure(corrupt) }
+        var fieldStart = secondSpace + 1
+        while true {
+            var fieldEnd = fieldStart
+            while fieldEnd < end && line[fieldEnd] != space { fieldEnd += 1 }
+            guard lengths.count < valueCount, let length = parseLength(line[fieldStart..<fieldEnd]) else {
+                return corrupt()
+            }
             let (sum, overflow) = total.addingReportingOverflow(length)
             guard !overflow else {
                 return .failure(Journal.Corruption(description: "the lengths of \(key) add up past Int.max"))
             }
             total = sum
             lengths.append(length)
-            guard lengths.count <= valueCount else { return .failure(corrupt) }
+            guard fieldEnd < end else { break }
+            fieldStart = fieldEnd + 1
         }
-        guard lengths.count == valueCount else { return .failure(corrupt) }
+        guard lengths.count == valueCount else { return corrupt() }
         return .success((key, .clean(lengths: lengths)))
     }
 

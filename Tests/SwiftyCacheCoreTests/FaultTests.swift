@@ -69,6 +69,24 @@ import Darwin
         #expect(reopened.size == 4)
     }
 
+    @Test func aFileThatCouldNotBeDeletedStaysTheCachesThroughAJournalRebuild() throws {
+        let cache = try open()
+        try cache.set("k1", "A", "B")
+        try cache.set("k2", "C", "D")
+        fileSystem.failCalls(named: ["unlink"], errno: EIO, pathContaining: "/k1.0")
+        #expect(try cache.remove("k1"))  // removed from the index; k1.0 could not be deleted
+        fileSystem.heal()
+        // Enough reads for the journal to be rebuilt: k1's REMOVE line would be compacted away.
+        for _ in 0..<2_100 { _ = try cache.strings("k2") }
+        cache.waitForBackgroundWork()
+        #expect(try JournalFixture.bodyLines(in: directory.url).first == "REMOVE k1")
+        cache.simulateCrash()
+        let reopened = try open()
+        #expect(reopened.recoveryReport.unknownFiles == [])
+        #expect(!JournalFixture.fileExists("k1.0", in: directory.url))
+        #expect(try reopened.strings("k2") == ["C", "D"])
+    }
+
     @Test func renameFailureOfTheFirstSlotKeepsThePreviousValues() throws {
         let cache = try open()
         try cache.set("k", "old0", "old1")
