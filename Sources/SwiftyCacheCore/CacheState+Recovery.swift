@@ -239,7 +239,7 @@ extension CacheState {
     /// Returns the names of the files it left.
     mutating func deleteOwnFiles() -> [String] {
         var report = RecoveryReport()
-        sweep(knownKeys: table.allKeys, wipe: true, report: &report)
+        sweep(knownKeys: table.allKeys.union(undeletedKeys), wipe: true, report: &report)
         deleteFile(directory.cleanMarkerPath)
         deleteFile(directory.lockPath)
         if report.unknownFiles.isEmpty { try? fileSystem.rmdir(directory.path) }

@@ -108,13 +108,17 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
         #expect(rss < 64 << 10)
     }
 
+    /// A MiB of pseudo-random bytes, the same for the same seed.
+    private func randomMebibyte(seed: UInt64) -> Data {
+        var generator = SplitMix(state: seed)
+        return Data((0..<(1 << 20)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+    }
+
     @Test(.tags(.slow)) func aGigabyteOfRandomBytesIsRefusedInBoundedMemory() throws {
-        var generator = SplitMix(state: 42)
+        var block = randomMebibyte(seed: 42)
+        block[0] = UInt8(ascii: "x")  // a first byte of zero would read as power-loss damage
         let (outcome, rss) = try openInWorker { handle in
-            var block = [UInt8](repeating: 0, count: 1 << 20)
-            for index in block.indices { block[index] = UInt8(truncatingIfNeeded: generator.next()) }
-            block[0] = UInt8(ascii: "x")  // a first byte of zero would read as power-loss damage
-            for _ in 0..<1024 { try handle.write(contentsOf: Data(block)) }
+            for _ in 0..<1024 { try handle.write(contentsOf: block) }
         }
         print("hostile journal, 1 GiB of random bytes: \(outcome), peak RSS \(rss / 1024) MiB")
         #expect(outcome == "threw not a cache directory")
@@ -122,12 +126,10 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
     }
 
     @Test(.tags(.slow)) func aValidHeaderBeforeRandomBytesIsWipedInBoundedMemory() throws {
-        var generator = SplitMix(state: 7)
+        let block = randomMebibyte(seed: 7)
         let (outcome, rss) = try openInWorker { handle in
             try handle.write(contentsOf: Data("libcore.io.DiskLruCache\n1\n1\n2\n\n".utf8))
-            var block = [UInt8](repeating: 0, count: 1 << 20)
-            for index in block.indices { block[index] = UInt8(truncatingIfNeeded: generator.next()) }
-            for _ in 0..<256 { try handle.write(contentsOf: Data(block)) }
+            for _ in 0..<256 { try handle.write(contentsOf: block) }
         }
         print("hostile journal, a header and 256 MiB of random bytes: \(outcome), peak RSS \(rss / 1024) MiB")
         #expect(outcome == "wiped")
