@@ -1,17 +1,11 @@
 import Foundation
 
-/// The little HTML handling the example needs: a title, the links, and readable text.
+/// The little HTML handling the example needs: a title, the links, readable text, and the
+/// character references of HTML5.
 enum HTMLText {
-    /// The `<title>`, else the first heading (`<h1>`…`<h6>` or a Markdown `# `), else `nil`.
+    /// The text of the `<title>` element; `nil` when there is none.
     static func title(of body: String) -> String? {
-        if let title = firstElement("title", in: body) { return title }
-        for level in 1...6 {
-            if let heading = firstElement("h\(level)", in: body) { return heading }
-        }
-        for line in body.split(separator: "\n") where line.hasPrefix("# ") {
-            return String(line.dropFirst(2)).trimmingCharacters(in: .whitespaces)
-        }
-        return nil
+        firstElement("title", in: body)
     }
 
     /// The targets of `href` attributes, in order, without duplicates or fragments.
@@ -73,12 +67,69 @@ enum HTMLText {
         return result.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Replaces character references: every HTML5 named one (`&eacute;`, `&mdash;`, and the
+    /// legacy names without `;`) and numeric ones (`&#233;`, `&#xE9;`). Anything else is kept.
+    ///
+    /// - Complexity: O(n): each `&` looks ahead at most 32 characters.
     static func decodeEntities(_ text: String) -> String {
         guard text.contains("&") else { return text }
-        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-            .replacingOccurrences(of: "&nbsp;", with: " ").replacingOccurrences(of: "&amp;", with: "&")
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        var rest = text[...]
+        while let amp = rest.firstIndex(of: "&") {
+            result += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            if let (decoded, length) = reference(at: after) {
+                result += decoded
+                rest = after.dropFirst(length)
+            } else {
+                result += "&"
+                rest = after
+            }
+        }
+        result += rest
+        return result
     }
+
+    /// The reference at the start of `text` (just after `&`) and its length, or `nil`.
+    private static func reference(at text: Substring) -> (String, Int)? {
+        if text.first == "#" {
+            let isHex = text.dropFirst().first.map { $0 == "x" || $0 == "X" } ?? false
+            let digits = text.dropFirst(isHex ? 2 : 1).prefix { isHex ? $0.isHexDigit : $0.isNumber }.prefix(8)
+            guard !digits.isEmpty, let value = UInt32(digits, radix: isHex ? 16 : 10) else { return nil }
+            var length = (isHex ? 2 : 1) + digits.count
+            if text.dropFirst(length).first == ";" { length += 1 }
+            // The replacement character for NUL, surrogates and values past Unicode, as browsers do.
+            let scalar = value == 0 ? nil : Unicode.Scalar(value)
+            return (String(Character(scalar ?? "\u{FFFD}")), length)
+        }
+        let name = text.prefix { $0.isLetter || $0.isNumber }.prefix(32)
+        guard !name.isEmpty else { return nil }
+        if text.dropFirst(name.count).first == ";", let value = entities[name + ";"] {
+            return (value, name.count + 1)
+        }
+        // Legacy references may omit the `;`: the longest such name that prefixes the text.
+        for length in stride(from: name.count, through: 2, by: -1) {
+            if let value = entities[String(name.prefix(length))] { return (value, length) }
+        }
+        return nil
+    }
+
+    /// The HTML5 table, parsed on first use from ``HTMLEntityTable``.
+    private static let entities: [String: String] = {
+        var table: [String: String] = [:]
+        table.reserveCapacity(HTMLEntityTable.count)
+        for line in HTMLEntityTable.text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let scalars = line[line.index(after: equals)...].split(separator: " ").compactMap {
+                UInt32($0, radix: 16).flatMap(Unicode.Scalar.init)
+            }
+            var value = ""
+            value.unicodeScalars.append(contentsOf: scalars)
+            table[String(line[..<equals])] = value
+        }
+        return table
+    }()
 
     private static func firstElement(_ name: String, in body: String) -> String? {
         guard let open = body.range(of: "<\(name)", options: .caseInsensitive),

@@ -1,103 +1,187 @@
 import Foundation
 import SwiftyCacheCodable
 import SwiftyCacheCore
-import Synchronization
 
-/// The offline notes library: the pages namespace and the usage counters, under one root.
+/// The offline notes library: a folder holding the `pages` namespace (`ObjectCache<URL, Page>`)
+/// and `notes-offline.json`, the marker that says the folder is ours and keeps the settings.
 ///
-/// Everything here goes through the public API of SwiftyCacheCodable: a `CacheStore` with two
-/// namespaces, `pages` (`ObjectCache<URL, Page>`) and `meta` (`ObjectCache<String, UsageCounters>`).
+/// Commands that only read (`show`, `list`, `stats`) open it read-only: they create, evict and
+/// write nothing, and work while another `notes-offline` writes the same cache.
 struct NotesLibrary: Sendable {
-    let root: URL
-    let maxSize: Int
-    let pages: ObjectCache<URL, Page>
-    let meta: ObjectCache<String, UsageCounters>
+    /// What the marker file keeps.
+    struct Settings: Codable, Sendable, Equatable {
+        var formatVersion = 1
+        /// The size limit of the pages; changed only by `notes-offline limit`.
+        var maxSize = 50 << 20
+    }
 
-    static let defaultMaxSize = 50 << 20
+    let root: URL
+    let settings: Settings
+    /// `nil` for a read-only library whose cache does not exist yet.
+    let pages: ObjectCache<URL, Page>?
+
+    static let markerName = "notes-offline.json"
+    static let namespace = "pages"
 
     /// `~/.cache/notes-offline` on Linux (or `$XDG_CACHE_HOME`), the Caches folder on Apple platforms.
     static var defaultRoot: URL {
         CacheStore.defaultRoot().appending(path: "notes-offline", directoryHint: .isDirectory)
     }
 
-    /// The libraries this process opened, by root: a cache directory can be open only once,
-    /// and `demo` runs several commands on the same one.
-    private static let opened = Mutex<[String: NotesLibrary]>([:])
-
-    /// Opens the library at `root` (the default root when `nil`), or returns the one this
-    /// process already opened there.
-    static func open(root: URL?, maxSize: Int?) throws -> NotesLibrary {
-        let path = (root ?? defaultRoot).standardizedFileURL.path(percentEncoded: false)
-        return try opened.withLock { opened in
-            if let library = opened[path] { return library }
-            let library = try NotesLibrary(root: root, maxSize: maxSize)
-            opened[path] = library
-            return library
-        }
+    /// What is at `root`: nothing, an empty folder, or a notes-offline cache and its settings.
+    enum Location {
+        case missing, empty
+        case library(Settings)
     }
 
-    private init(root: URL?, maxSize: Int?) throws {
-        self.root = root ?? Self.defaultRoot
-        self.maxSize = maxSize ?? Self.defaultMaxSize
-        let store = CacheStore(directory: self.root)
+    /// Checks that `root` is safe to use: missing, empty, or a notes-offline cache (its marker,
+    /// or, from an earlier version, nothing but `pages` and `meta`). Anything else is refused,
+    /// so that no command ever touches a folder of the user's.
+    static func locate(_ root: URL) throws -> Location {
+        let path = root.path(percentEncoded: false)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .missing }
+        guard isDirectory.boolValue else {
+            throw FetchError(description: "cannot open the cache at \(path): it is a file, not a folder")
+        }
+        let names: [String]
         do {
-            pages = try store.objects(
-                "pages", of: Page.self, keyType: URL.self, maxDiskSize: self.maxSize, memoryLimit: 64)
-            meta = try store.objects("meta", of: UsageCounters.self, maxDiskSize: 1 << 20, memoryLimit: 4)
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw FetchError(description: "cannot open the cache at \(path): the folder cannot be read")
+        }
+        if names.contains(markerName) {
+            let marker = root.appending(path: markerName)
+            guard let data = try? Data(contentsOf: marker),
+                let settings = try? JSONDecoder().decode(Settings.self, from: data)
+            else {
+                throw FetchError(description: "cannot open the cache at \(path): \(markerName) is damaged")
+            }
+            return .library(settings)
+        }
+        if names.isEmpty { return .empty }
+        if Set(names).isSubset(of: [namespace, "meta"]) { return .library(Settings()) }
+        throw FetchError(
+            description:
+                "\(path) is not a notes-offline cache and not empty; choose an empty or new folder with --cache-dir")
+    }
+
+    /// Opens the library to write: creates the folder and the marker if needed.
+    static func openForWriting(root: URL?) throws -> NotesLibrary {
+        let root = root ?? defaultRoot
+        var settings = Settings()
+        switch try locate(root) {
+        case .library(let existing): settings = existing
+        case .missing, .empty: break
+        }
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: root.appending(path: markerName).path(percentEncoded: false)) {
+                try write(settings, to: root)
+            }
+        } catch {
+            throw FetchError(
+                description:
+                    "cannot open the cache at \(root.path(percentEncoded: false)): \(error.localizedDescription)")
+        }
+        let pages = try openPages(root: root, maxSize: settings.maxSize, readOnly: false)
+        return NotesLibrary(root: root, settings: settings, pages: pages)
+    }
+
+    /// Opens the library to read: nothing is created or written; a cache that does not exist
+    /// yet reads as empty.
+    static func openForReading(root: URL?) throws -> NotesLibrary {
+        let root = root ?? defaultRoot
+        guard case .library(let settings) = try locate(root),
+            FileManager.default.fileExists(atPath: root.appending(path: namespace).path(percentEncoded: false))
+        else {
+            return NotesLibrary(root: root, settings: Settings(), pages: nil)
+        }
+        return NotesLibrary(
+            root: root, settings: settings, pages: try openPages(root: root, maxSize: settings.maxSize, readOnly: true))
+    }
+
+    private static func openPages(root: URL, maxSize: Int, readOnly: Bool) throws -> ObjectCache<URL, Page> {
+        let path = root.path(percentEncoded: false)
+        let pages: ObjectCache<URL, Page>
+        do {
+            pages = try CacheStore(directory: root, readOnly: readOnly).objects(
+                namespace, of: Page.self, keyType: URL.self, maxDiskSize: maxSize, memoryLimit: 64)
         } catch let error as ObjectCacheError {
             // The store wraps the engine's error; its code says why the directory did not open.
             let cause = error.cause as? CacheError
             if cause?.code == .directoryLocked {
                 throw FetchError(
-                    description:
-                        "the cache at \(self.root.path(percentEncoded: false)) is in use by another notes-offline; wait for it to finish"
-                )
+                    description: "the cache at \(path) is in use by another notes-offline; wait for it to finish")
             }
-            throw FetchError(
-                description:
-                    "cannot open the cache at \(self.root.path(percentEncoded: false)): \(error.message)\(cause?.path.map { " (\($0))" } ?? "")"
-            )
+            throw FetchError(description: "cannot open the cache at \(path): \(cause?.message ?? error.message)")
         }
+        if let reason = pages.recoveryReport.wipeReason {
+            FileHandle.standardError.write(
+                Data(
+                    "notes-offline: warning: the cache's journal was damaged (\(reason)); its pages were dropped\n".utf8
+                ))
+        }
+        return pages
     }
 
+    /// Writes the marker atomically: a temporary file renamed over it.
+    static func write(_ settings: Settings, to root: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(settings).write(to: root.appending(path: markerName), options: .atomic)
+    }
+
+    var cachedCount: Int { pages?.count ?? 0 }
+    var usedBytes: Int { pages?.diskSize ?? 0 }
+
     func cachedPage(_ url: URL) throws -> Page? {
-        try pages.value(forKey: url)
+        try pages?.value(forKey: url)
     }
 
     /// Stores a fetched page, refusing one larger than the whole cache (it would be evicted at once).
     func store(_ page: Page) async throws {
+        guard let pages else { return }
         // The envelope and the JSON around the body take a little more than the body itself.
-        guard page.byteCount < maxSize else {
+        guard page.byteCount < settings.maxSize else {
             throw FetchError(
                 description:
-                    "\(page.url.absoluteString): the page is \(formatBytes(page.byteCount)), larger than the cache limit of \(formatBytes(maxSize)); raise --max-size"
+                    "\(page.url.absoluteString): the page is \(formatBytes(page.byteCount)), larger than the cache limit of \(formatBytes(settings.maxSize)); raise it with 'notes-offline limit'"
             )
         }
         try await pages.set(page, forKey: page.url)
     }
 
-    /// Adds to the hit and miss counters kept across runs.
-    func count(hit: Bool) {
-        var counters = (try? meta.value(forKey: "usage")) ?? UsageCounters()
-        if hit { counters.hits += 1 } else { counters.misses += 1 }
-        try? meta.set(counters, forKey: "usage")
+    /// What refreshing one URL did.
+    enum Refresh {
+        case new(Page)
+        case updated(Page)
+        case unchanged(Page)
+        case skipped(reason: String)
+
+        var page: Page? {
+            switch self {
+            case .new(let page), .updated(let page), .unchanged(let page): page
+            case .skipped: nil
+            }
+        }
     }
 
-    var counters: UsageCounters { (try? meta.value(forKey: "usage")) ?? UsageCounters() }
-
     /// Fetches `url` (or confirms the cached copy with a conditional request) and caches it.
-    func refresh(_ url: URL, with fetcher: Fetcher) async throws -> (page: Page, wasModified: Bool) {
-        let cached = try await pages.value(forKey: url)
+    func refresh(_ url: URL, with fetcher: Fetcher) async throws -> Refresh {
+        let cached = try await pages?.value(forKey: url)
         do {
             switch try await fetcher.fetch(url, cached: cached, now: Date()) {
             case .fetched(let page):
                 try await store(page)
-                return (page, true)
+                return cached == nil ? .new(page) : .updated(page)
             case .notModified:
                 guard var page = cached else { throw FetchError(description: "\(url.absoluteString): no cached copy") }
                 page.fetchedAt = Date()
-                try await pages.set(page, forKey: url)
-                return (page, false)
+                try await pages?.set(page, forKey: url)
+                return .unchanged(page)
+            case .skipped(let reason):
+                return .skipped(reason: reason)
             }
         } catch let error as FetchError {
             guard let cached else { throw error }
@@ -106,15 +190,8 @@ struct NotesLibrary: Sendable {
                     "\(error.description) (the cached copy from \(cached.fetchedAt.formatted(.iso8601)) is kept)")
         }
     }
-}
 
-/// Parses and checks a URL argument: http, https or file.
-func parseURL(_ text: String) throws -> URL {
-    if text.hasPrefix("/") { return URL(filePath: text) }
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-        ["http", "https", "file"].contains(scheme), scheme == "file" || url.host?.isEmpty == false
-    else {
-        throw FetchError(description: "invalid URL '\(text)': use an http, https or file URL")
+    func close() {
+        try? pages?.close()
     }
-    return url
 }

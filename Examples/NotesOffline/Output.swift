@@ -7,25 +7,69 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the CLI writes: results to stdout, one line per failure to stderr.
-struct Output: Sendable {
-    /// Whether stdout is a terminal (progress redraws one line) or a pipe or file (plain log).
-    let isTerminal = isatty(STDOUT_FILENO) == 1
+/// Where the CLI writes: results to stdout, errors and notes to stderr, and progress to stderr
+/// only when it is a terminal (one line, redrawn, never wider than the terminal). Nothing
+/// written to a pipe holds a control code.
+final class Output: Sendable {
+    /// Whether stderr is a terminal, where progress is shown.
+    let showsProgress = isatty(STDERR_FILENO) == 1
+    /// One lock for every write, so a result line never lands inside a progress line.
+    private let lock = Mutex(false)
 
     func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n", to: FileHandle.standardOutput)
     }
 
     func raw(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(text, to: FileHandle.standardOutput)
     }
 
     func error(_ text: String) {
-        FileHandle.standardError.write(Data("notes-offline: error: \(text)\n".utf8))
+        write("notes-offline: error: \(text)\n", to: FileHandle.standardError)
     }
 
-    func table(header: [String], rows: [[String]]) {
-        let all = [header] + rows
+    func note(_ text: String) {
+        write("notes-offline: \(text)\n", to: FileHandle.standardError)
+    }
+
+    /// Replaces the progress line (terminal only); an empty text clears it.
+    func progress(_ text: String) {
+        guard showsProgress else { return }
+        let width = max(Self.terminalWidth() - 1, 10)
+        let shown = text.count > width ? String(text.prefix(width - 1)) + "…" : text
+        lock.withLock { hasProgress in
+            FileHandle.standardError.write(Data(("\r\u{1B}[2K" + shown).utf8))
+            hasProgress = !shown.isEmpty
+        }
+    }
+
+    private func write(_ text: String, to handle: FileHandle) {
+        lock.withLock { hasProgress in
+            if hasProgress {
+                FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+                hasProgress = false
+            }
+            handle.write(Data(text.utf8))
+        }
+    }
+
+    /// The terminal's width in columns (`TIOCGWINSZ` on stderr), 80 when it cannot be told.
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// A table with columns padded to their widest cell; `widths` caps columns (text past a cap
+    /// is shortened in the middle).
+    func table(header: [String], rows: [[String]], caps: [Int?], shortensAtEnd: Set<Int> = []) {
+        let capped = rows.map { row in
+            row.enumerated().map { column, cell in
+                guard let cap = caps[column], cell.count > cap else { return cell }
+                return shortensAtEnd.contains(column) ? String(cell.prefix(cap - 1)) + "…" : Self.shorten(cell, to: cap)
+            }
+        }
+        let all = [header] + capped
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         for row in all {
             let cells = row.enumerated().map { column, cell in
@@ -34,71 +78,103 @@ struct Output: Sendable {
             line(cells.joined(separator: "  "))
         }
     }
+
+    /// `text` wrapped at word boundaries to lines of at most `width` characters (a longer word
+    /// stands alone on its line).
+    static func wrap(_ text: String, width: Int) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.count > width else { return String(line) }
+            var lines: [String] = []
+            var current = ""
+            for word in line.split(separator: " ") {
+                if !current.isEmpty && current.count + 1 + word.count > width {
+                    lines.append(current)
+                    current = ""
+                }
+                current += (current.isEmpty ? "" : " ") + word
+            }
+            if !current.isEmpty { lines.append(current) }
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// `text` in at most `width` characters, shortened in the middle with `…`.
+    static func shorten(_ text: String, to width: Int) -> String {
+        guard text.count > width, width > 3 else { return text }
+        let head = (width - 1) / 2
+        let tail = width - 1 - head
+        return String(text.prefix(head)) + "…" + String(text.suffix(tail))
+    }
 }
 
-/// The `[12/40] notes/foo.html 3.1 KiB` lines of a sync: redrawn in place on a terminal,
-/// one per page otherwise.
-final class Progress: Sendable {
-    private let total: Int
+/// Progress of a sync: how many pages are done, and which are in flight.
+final class SyncProgress: Sendable {
     private let output: Output
-    private let state = Mutex((done: 0, failed: 0))
+    private let total: Int
+    private let state = Mutex((done: 0, inFlight: [String]()))
 
-    init(total: Int, output: Output) {
-        self.total = total
+    init(output: Output, total: Int) {
         self.output = output
+        self.total = total
     }
 
-    var completedCount: Int { state.withLock { $0.done } }
-    var failedCount: Int { state.withLock { $0.failed } }
+    func started(_ name: String) {
+        let text = state.withLock { state in
+            state.inFlight.append(name)
+            return Self.describe(state.done, total, state.inFlight)
+        }
+        output.progress(text)
+    }
 
-    func completed(_ url: URL, relativeTo index: URL, bytes: Int, wasModified: Bool) {
-        let done = state.withLock { state in
+    func finished(_ name: String) {
+        let text = state.withLock { state in
             state.done += 1
-            return state.done + state.failed
+            state.inFlight.removeAll { $0 == name }
+            return Self.describe(state.done, total, state.inFlight)
         }
-        let base = index.deletingLastPathComponent().absoluteString
-        let name =
-            url.absoluteString.hasPrefix(base) ? String(url.absoluteString.dropFirst(base.count)) : url.absoluteString
-        let text = "[\(done)/\(total)] \(name) \(formatBytes(bytes))\(wasModified ? "" : " (unchanged)")"
-        if output.isTerminal {
-            output.raw("\r\u{1B}[2K" + text)
-        } else {
-            output.line(text)
-        }
+        output.progress(text)
     }
 
-    func failed(_ message: String) {
-        state.withLock { $0.failed += 1 }
-        if output.isTerminal { output.raw("\r\u{1B}[2K") }
-        output.error(message)
-    }
+    func clear() { output.progress("") }
 
-    func finish() {
-        if output.isTerminal && total > 0 { output.raw("\n") }
+    private static func describe(_ done: Int, _ total: Int, _ inFlight: [String]) -> String {
+        "[\(done)/\(total)] " + (inFlight.isEmpty ? "" : "fetching " + inFlight.joined(separator: ", "))
     }
 }
 
-/// Turns Ctrl-C into a request to stop starting new work, so what is cached stays cached and
-/// the command exits cleanly with status 130.
+/// Ctrl-C: the first cancels the work in flight (requests stop at once, what is cached stays
+/// cached, the command exits with 130); a second one exits at once.
 final class Interrupt {
-    private final class Flag: Sendable {
-        let value = Atomic(false)
+    /// What the signal handler shares with the command.
+    private final class State: Sendable {
+        let presses = Atomic(0)
+        let cancel = Mutex<(@Sendable () -> Void)?>(nil)
     }
 
-    private let flag = Flag()
+    private let state = State()
     private let source: any DispatchSourceSignal
 
     init() {
         signal(SIGINT, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let flag = self.flag
+        let state = self.state
         source.setEventHandler {
-            flag.value.store(true, ordering: .relaxed)
+            let presses = state.presses.add(1, ordering: .relaxed).newValue
+            if presses >= 2 {
+                FileHandle.standardError.write(Data("\nnotes-offline: interrupted\n".utf8))
+                exit(130)
+            }
+            state.cancel.withLock { $0 }?()
         }
         source.resume()
     }
 
-    var isRequested: Bool { flag.value.load(ordering: .relaxed) }
+    /// What the first Ctrl-C does.
+    func onInterrupt(_ action: @escaping @Sendable () -> Void) {
+        state.cancel.withLock { $0 = action }
+    }
+
+    var isRequested: Bool { state.presses.load(ordering: .relaxed) > 0 }
 
     func restore() {
         source.cancel()

@@ -21,11 +21,14 @@ public final class TestHTTPServer: Sendable {
         public var lastModified: String?
         /// Server-side latency, to keep a request in flight (not a test synchronisation).
         public var latency: Duration?
+        /// More response headers, such as `Location` for a redirect.
+        public var headers: [String: String] = [:]
 
         public init(
             _ body: String, contentType: String = "text/html; charset=utf-8", status: Int = 200, etag: String? = nil,
-            lastModified: String? = nil, latency: Duration? = nil
+            lastModified: String? = nil, latency: Duration? = nil, headers: [String: String] = [:]
         ) {
+            self.headers = headers
             self.body = Data(body.utf8)
             self.contentType = contentType
             self.status = status
@@ -44,6 +47,7 @@ public final class TestHTTPServer: Sendable {
 
     private let pages = LockedState<[String: Page]>([:])
     private let log = LockedState<[Request]>([])
+    private let arrivals = LockedState<[String: Int]>([:])
     private let listener: Int32
     /// Set once the listener is closed. Closing twice would close whatever descriptor reused the
     /// number meanwhile, in this test process where many suites run at once.
@@ -92,6 +96,18 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// The requests made for `path`, oldest first.
+    /// Requests for `path` that arrived, answered or not (a slow page's are counted at once).
+    public func arrivals(at path: String) -> Int {
+        arrivals.withLock { $0[path] ?? 0 }
+    }
+
+    /// Replaces the body of a page with raw bytes (for other charsets).
+    public func setPage(_ path: String, bytes: Data, contentType: String) {
+        var page = Page("", contentType: contentType)
+        page.body = bytes
+        setPage(path, page)
+    }
+
     public func requests(to path: String) -> [Request] {
         log.withLock { $0.filter { $0.path == path } }
     }
@@ -138,6 +154,8 @@ public final class TestHTTPServer: Sendable {
         var status = page?.status ?? 404
         var body = page?.body ?? Data("not found".utf8)
         var responseHeaders = ["Content-Type": page?.contentType ?? "text/plain"]
+        for (name, value) in page?.headers ?? [:] { responseHeaders[name] = value }
+        arrivals.withLock { $0[path, default: 0] += 1 }
         if let page, page.status == 200 {
             if let etag = page.etag { responseHeaders["ETag"] = etag }
             if let lastModified = page.lastModified { responseHeaders["Last-Modified"] = lastModified }
