@@ -400,6 +400,54 @@ import Darwin
         #expect(try archived.run(["stats"]).stdout.contains("pages:   1"))
     }
 
+    /// Runs the CLI on a pseudo-terminal (`script`), feeding `input`; its combined output.
+    func runOnATerminal(_ arguments: [String], input: String = "") throws -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return nil }
+        let command = ([CLI.executable.path(percentEncoded: false)] + arguments + ["--cache-dir", cacheURL.path])
+            .map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    @Test func onATerminalProgressIsOneLineAndLimitAsks() throws {
+        let server = try TestHTTPServer()
+        var links = ""
+        for i in 1...5 {
+            server.setPage("/n\(i).html", .init(Self.note("N\(i)", String(repeating: "n", count: 3000))))
+            links += "<a href=\"n\(i).html\">n</a>"
+        }
+        server.setPage("/index.html", .init("<html><body>\(links)</body></html>"))
+        guard let synced = try runOnATerminal(["sync", server.url("/index.html").absoluteString]) else {
+            print("skipped onATerminalProgressIsOneLineAndLimitAsks: no script(1) here")
+            return
+        }
+        // Progress redraws one line in place ("\r", erase line), showing what is in flight.
+        #expect(synced.contains("\r\u{1B}[2K[0/5] fetching "), "\(synced)")
+        for redraw in synced.components(separatedBy: "\u{1B}[2K").dropFirst() where redraw.hasPrefix("[") {
+            let line = redraw.prefix { $0 != "\r" && $0 != "\n" && $0 != "\u{1B}" }
+            #expect(line.count <= 80, "\(line)")
+        }
+        #expect(synced.contains("5 new"))
+        let declined = try #require(try runOnATerminal(["limit", "4KB"], input: "n\n"))
+        #expect(declined.contains("drops") && declined.contains("Continue? [y/N]"))
+        #expect(try cli.run(["stats"]).stdout.contains("pages:   6"))
+        let accepted = try #require(try runOnATerminal(["limit", "4KB"], input: "y\n"))
+        #expect(accepted.contains("dropped"), "\(accepted)")
+        #expect(try !cli.run(["stats"]).stdout.contains("pages:   6"))
+    }
+
     @Test func listFitsEightyColumnsUnlessWide() throws {
         let server = try TestHTTPServer()
         let long = "/a/very/long/path/that/goes/on/and/on/to/make/the/url/wide/enough/to/matter"
