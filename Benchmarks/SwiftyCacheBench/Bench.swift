@@ -6,13 +6,13 @@ struct Options {
     var count = 20_000
     var valueSizes = [1024, 65_536]
     var rounds = 5
-    var workloads: Set<String> = ["engine", "scaling", "reopen", "object", "durability"]
+    var workloads: Set<String> = ["engine", "scaling", "reopen", "object", "durability", "sqlite"]
     var scalingSizes = [1_000, 10_000, 100_000]
     var jsonPath: String?
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,durability] [--scaling 1000,10000,100000]
+                                 [--workload engine,scaling,reopen,object,durability,sqlite] [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
           --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
@@ -153,6 +153,16 @@ enum SwiftyCacheBench {
         if options.workloads.contains("object") {
             settle()
             add(try await ObjectCacheWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("sqlite") {
+            settle()
+            let (figures, ratios) = try SQLiteWorkloads(count: options.count, rounds: options.rounds, scratch: scratch)
+                .run()
+            add(figures)
+            for (name, ratio) in ratios {
+                derived[name] = ratio
+                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: "%.2f", ratio))
+            }
         }
         let rss = peakRSSMegabytes()
         print(String(format: "peak RSS: %.1f MiB", rss))
