@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `async` overloads: memory hits return at once; disk I/O runs on the engine's I/O queue,
+/// `async` overloads: memory hits return at once; disk I/O runs on the engine's bounded I/O pool,
 /// off the caller's thread and off Swift's cooperative pool.
 extension ObjectCache {
     /// The value for `key`; see `value(forKey:)`.

@@ -1,4 +1,4 @@
-package import Dispatch
+import Synchronization
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -6,26 +6,38 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// `async` overloads: the same operations, with their blocking file I/O run on a dedicated
-/// concurrent dispatch queue, off the caller's thread and off Swift's cooperative pool (where
-/// blocking would starve other tasks).
+/// `async` overloads: the same operations, with their blocking file I/O run on a bounded pool
+/// of I/O threads (``asyncIOThreadLimit``), off the caller's thread and off Swift's cooperative
+/// pool (where blocking would starve other tasks). A task cancelled before its I/O starts gets
+/// `CancellationError` and nothing is done.
 extension DiskLRUCache {
-    /// The queue blocking file I/O of `async` calls runs on.
-    static let ioQueue: DispatchQueue = {
-        let queue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.io", qos: .userInitiated, attributes: .concurrent)
-        queue.setSpecific(key: ioQueueKey, value: true)
-        return queue
-    }()
+    /// The most threads that run the `async` overloads' file I/O at once, for every cache of the
+    /// process. The default is the number of cores; a burst of requests waits its turn rather
+    /// than starting a thread each.
+    public static var asyncIOThreadLimit: Int {
+        get { IOThreadPool.shared.limit }
+        set { IOThreadPool.shared.limit = newValue }
+    }
 
-    /// Marks work running on ``ioQueue``, so tests can tell where a call ran.
-    package static let ioQueueKey = DispatchSpecificKey<Bool>()
-
-    /// Runs `work` on ``ioQueue`` and returns its result to the awaiting task.
-    package static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            ioQueue.async {
-                continuation.resume(with: Result { try work() })
+    /// Runs `work` on `pool` and returns its result to the awaiting task. If the task is
+    /// cancelled before `work` starts, `work` never runs and this throws `CancellationError`.
+    package static func offload<T: Sendable>(
+        on pool: IOThreadPool = .shared, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try Task.checkCancellation()
+        let cancelled = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                pool.submit {
+                    guard !cancelled.isSet else {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    continuation.resume(with: Result { try work() })
+                }
             }
+        } onCancel: {
+            cancelled.set()
         }
     }
 
@@ -64,4 +76,11 @@ extension DiskLRUCache {
     public func close() async throws {
         try await Self.offload { try self.close() }
     }
+}
+
+/// Set when the awaiting task is cancelled, read by the job before it starts.
+final class CancellationFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }

@@ -32,7 +32,7 @@ public import Foundation
 /// Every method is safe to call from any thread. One lock guards the index and the journal;
 /// value files are opened, read and written outside it, so readers and writers of different
 /// keys run in parallel. The methods block on file I/O: from `async` code, use the `async`
-/// overloads, which run it on a dedicated dispatch queue rather than Swift's cooperative pool.
+/// overloads, which run it on a bounded pool of I/O threads rather than Swift's cooperative pool.
 public final class DiskLRUCache: Sendable {
     /// The directory holding the journal and the value files.
     public let directory: URL

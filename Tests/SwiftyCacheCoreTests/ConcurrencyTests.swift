@@ -71,11 +71,71 @@ import Testing
     }
 
     @Test func asyncCallsRunTheirIOOffTheCallersThreadAndOffTheCooperativePool() async throws {
-        // The awaiting task runs on the cooperative pool, which is not the I/O queue...
-        #expect(DispatchQueue.getSpecific(key: DiskLRUCache.ioQueueKey) == nil)
-        // ...and the offloaded work runs on the I/O queue.
-        let onIOQueue = try await DiskLRUCache.offload { DispatchQueue.getSpecific(key: DiskLRUCache.ioQueueKey) }
-        #expect(onIOQueue == true)
+        // The awaiting task runs on the cooperative pool, which is not the I/O pool...
+        #expect(!IOThreadPool.isCurrentThreadInPool)
+        // ...and the offloaded work runs on one of the I/O pool's threads.
+        let onIOPool = try await DiskLRUCache.offload { IOThreadPool.isCurrentThreadInPool }
+        #expect(onIOPool)
+    }
+
+    @Test func aBurstOfTenThousandAsyncReadsKeepsTheThreadCountBounded() async throws {
+        let cache = try openCache(directory.url)
+        for i in 0..<50 { try cache.set("k\(i)", "v\(i)", "w") }
+        func processThreads() -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+        }
+        let before = processThreads()
+        let peak = LockedState(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<10_000 {
+                group.addTask {
+                    let values = try await cache.data(forKey: "k\(i % 50)")
+                    #expect(values != nil)
+                    if i % 500 == 0 {
+                        let now = processThreads()
+                        peak.withLock { $0 = max($0, now) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let pool = IOThreadPool.shared
+        print(
+            "10,000 async reads: I/O pool \(pool.threadCount) threads (limit \(pool.limit)), process threads \(before) before, \(peak.withLock { $0 }) at most during"
+        )
+        #expect(pool.threadCount <= pool.limit)
+        // Besides the pool, only the cooperative pool (one thread per core) and the test's own.
+        if before > 0 {
+            #expect(peak.withLock { $0 } <= before + pool.limit + ProcessInfo.processInfo.activeProcessorCount + 8)
+        }
+    }
+
+    @Test func aTaskCancelledBeforeItsIOStartsThrowsAndDoesNothing() async throws {
+        let cache = try openCache(directory.url)
+        // Cancelled before the call: nothing is queued.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "early")
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        #expect(try !cache.contains("early"))
+        // Cancelled while queued behind a busy pool: the job sees it before it starts.
+        let pool = IOThreadPool(limit: 1)
+        let release = DispatchSemaphore(value: 0)
+        let busy = DispatchSemaphore(value: 0)
+        pool.submit {
+            busy.signal()
+            release.wait()
+        }
+        busy.wait()  // the pool's one thread is now held
+        let ran = LockedState(false)
+        let queued = Task {
+            try await DiskLRUCache.offload(on: pool) { ran.withLock { $0 = true } }
+        }
+        queued.cancel()
+        release.signal()
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        #expect(!ran.withLock { $0 })
     }
 
     @Test func asyncAPIRoundTrips() async throws {

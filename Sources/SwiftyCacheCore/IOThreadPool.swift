@@ -1,0 +1,200 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+
+/// A bounded set of threads for the blocking file I/O of the `async` API, as NIO's and GRDB's
+/// thread pools: never Swift's cooperative pool (blocking there starves every other task), and
+/// never an unbounded queue (a burst of requests would start a thread each).
+///
+/// Threads start lazily, one per waiting job, up to ``limit``; idle threads wait on a condition
+/// variable. Jobs run in submission order.
+package final class IOThreadPool: Sendable {
+    /// The pool the `async` overloads use.
+    package static let shared = IOThreadPool(limit: ProcessInfo.processInfo.activeProcessorCount)
+
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var threads = 0
+        var idle = 0
+        var limit: Int
+    }
+
+    private let state: ConditionLock<State>
+
+    /// - Parameter limit: The most threads the pool runs at once, at least 1.
+    package init(limit: Int) {
+        state = ConditionLock(State(limit: max(1, limit)))
+    }
+
+    /// The most threads the pool runs at once; lowering it lets extra threads finish their job
+    /// and exit.
+    package var limit: Int {
+        get { state.withLock { $0.limit } }
+        set { state.withLock { $0.limit = max(1, newValue) } }
+    }
+
+    /// The threads started so far and still running.
+    package var threadCount: Int { state.withLock { $0.threads } }
+
+    /// Runs `job` on one of the pool's threads.
+    ///
+    /// - Complexity: O(1) amortized.
+    package func submit(_ job: @escaping @Sendable () -> Void) {
+        let startsThread = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            if state.idle > 0 { return false }
+            guard state.threads < state.limit else { return false }
+            state.threads += 1
+            return true
+        }
+        if startsThread {
+            if !Self.startThread({ [self] in self.work() }) {
+                // No thread could be started (a process limit): run the job here rather than lose it.
+                state.withLock { $0.threads -= 1 }
+                runPendingJobsHere()
+            }
+        } else {
+            state.signal()
+        }
+    }
+
+    /// The name of the pool's threads.
+    package static let threadName = "SwiftyCache.io"
+
+    /// Whether the calling thread is one of a pool's.
+    package static var isCurrentThreadInPool: Bool { pthread_getspecific(poolThreadKey) != nil }
+
+    /// Marks the pool's threads (a thread-specific value), so that tests can tell where work ran.
+    private static let poolThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Starts a detached, named thread running `body`; `false` if the system refused.
+    private static func startThread(_ body: @escaping () -> Void) -> Bool {
+        final class Box {
+            let body: () -> Void
+            init(_ body: @escaping () -> Void) { self.body = body }
+        }
+        let context = Unmanaged.passRetained(Box(body)).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread = pthread_t()
+        #endif
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                pthread_setspecific(IOThreadPool.poolThreadKey, UnsafeRawPointer(bitPattern: 1))
+                // The pointer is the one passed below, never nil.
+                guard let context else { return nil }
+                Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
+                return nil
+            }, context)
+        guard result == 0 else {
+            Unmanaged<Box>.fromOpaque(context).release()
+            return false
+        }
+        #if canImport(Darwin)
+        if let thread { pthread_detach(thread) }
+        #else
+        pthread_detach(thread)
+        #endif
+        return true
+    }
+
+    /// Runs the queued jobs on the calling thread (when no thread can be started).
+    private func runPendingJobsHere() {
+        while let job = state.withLock({ state -> (@Sendable () -> Void)? in
+            guard state.head < state.jobs.count else { return nil }
+            defer { state.head += 1 }
+            return state.jobs[state.head]
+        }) {
+            job()
+        }
+    }
+
+    private func work() {
+        while let job = nextJob() { job() }
+    }
+
+    /// The next job, waiting for one; `nil` when the thread must exit (the limit was lowered).
+    private func nextJob() -> (@Sendable () -> Void)? {
+        state.lock()
+        defer { state.unlock() }
+        while state.value.head == state.value.jobs.count {
+            if state.value.threads > state.value.limit {
+                state.value.threads -= 1
+                return nil
+            }
+            state.value.idle += 1
+            state.wait()
+            state.value.idle -= 1
+        }
+        let job = state.value.jobs[state.value.head]
+        state.value.head += 1
+        // Drop finished jobs once they are most of the array: amortized O(1).
+        if state.value.head >= 64 && state.value.head * 2 >= state.value.jobs.count {
+            state.value.jobs.removeFirst(state.value.head)
+            state.value.head = 0
+        }
+        return job
+    }
+}
+
+/// A value guarded by a pthread mutex, with a condition variable to wait on.
+final class ConditionLock<Value>: @unchecked Sendable {
+    // @unchecked Sendable is sound: `value` is read and written only while the mutex is held
+    // (between `lock()` and `unlock()`, or inside `withLock`); `wait()` releases and retakes it
+    // atomically. The mutex and the condition are allocated once in init and destroyed in
+    // deinit, when no reference is left.
+    /// The guarded value: touch it only while holding the lock.
+    var value: Value
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init(_ value: Value) {
+        self.value = value
+        mutex.initialize(to: pthread_mutex_t())
+        condition.initialize(to: pthread_cond_t())
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Releases the lock until ``signal()``, then takes it again. Call it holding the lock.
+    func wait() { pthread_cond_wait(condition, mutex) }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock()
+        defer { unlock() }
+        return body(&value)
+    }
+
+    /// Wakes one waiter.
+    func signal() {
+        lock()
+        pthread_cond_signal(condition)
+        unlock()
+    }
+}
