@@ -55,12 +55,8 @@ struct EngineWorkloads {
             let churnCache = try DiskLRUCache(
                 directory: churnDirectory, appVersion: 1, valueCount: 2, maxSize: count * entrySize)
             let churnFloor = Floor(directory: churnDirectory, valueCount: 2)
-            let (ce, cf) = try alternating(
-                4 * count, first: { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") },
-                second: { i in
-                    churnFloor.set("churn-\(i)", pool[i % 64])
-                    if i >= count { churnFloor.remove("churn-\(i - count)") }
-                })
+            let (ce, cf) = try alternatingChurn(
+                count: count, pool: pool, cache: churnCache, set: churnFloor.set, remove: churnFloor.remove)
             results.append(("churn", ce, cf))
             try churnCache.close()
             guard round >= 0 else { continue }
@@ -80,6 +76,19 @@ struct EngineWorkloads {
             return (figure, baseline)
         }
     }
+}
+
+/// Churn: 4 × `count` new keys into `cache`, which has room for a quarter of them (eviction
+/// on), alternating with a baseline that inserts each key and deletes the one `count` before.
+func alternatingChurn(
+    count: Int, pool: [[Data]], cache: DiskLRUCache, set: (String, [Data]) -> Void, remove: (String) -> Void
+) throws -> (Run, Run) {
+    try alternating(
+        4 * count, first: { try cache.setData(pool[$0 % pool.count], forKey: "churn-\($0)") },
+        second: { i in
+            set("churn-\(i)", pool[i % pool.count])
+            if i >= count { remove("churn-\(i - count)") }
+        })
 }
 
 /// Set, get and reopen at several sizes: the per-operation cost must stay flat.

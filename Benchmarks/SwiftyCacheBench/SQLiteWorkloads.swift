@@ -100,12 +100,8 @@ struct SQLiteWorkloads {
             let churnPath = scratch.fresh("sqlite-churn-\(valueSize)").path(percentEncoded: false)
             try FileManager.default.createDirectory(atPath: churnPath, withIntermediateDirectories: true)
             guard let churnDatabase = SQLiteStore(path: churnPath + "/kv.sqlite", slots: 2) else { return ([], []) }
-            let (ce, cs) = try alternating(
-                4 * count, first: { try churnCache.setData(pool[$0 % 64], forKey: "churn-\($0)") },
-                second: { i in
-                    churnDatabase.set("churn-\(i)", pool[i % 64])
-                    if i >= count { churnDatabase.remove("churn-\(i - count)") }
-                })
+            let (ce, cs) = try alternatingChurn(
+                count: count, pool: pool, cache: churnCache, set: churnDatabase.set, remove: churnDatabase.remove)
             results.append(("churn", ce, cs))
             try churnCache.close()
             guard round >= 0 else { continue }
