@@ -37,6 +37,8 @@ struct ReadOnlyView {
             isReplaced = true
             return
         }
+        // Nothing appended since: no buffer, no read (the common case of a quiet writer).
+        guard status.size > scanned else { return }
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: scanned)) ?? 0 }
