@@ -19,6 +19,7 @@ enum CrashWorker {
     static func main() {
         let arguments = CommandLine.arguments
         if arguments.count == 3, arguments[1] == "open-rss" { openAndReportMemory(arguments[2]) }
+        if arguments.count == 3, arguments[1] == "async-burst" { readInAsyncBurst(arguments[2]) }
         if arguments.count == 4, arguments[1] == "writer", let count = Int(arguments[3]) {
             writeEntries(arguments[2], commits: count)
         }
@@ -114,6 +115,47 @@ enum CrashWorker {
         say("outcome \(outcome)")
         say("rss-kib \(usage.ru_maxrss)")
         exit(0)
+    }
+
+    /// `async-burst DIR`: 10,000 concurrent async reads of 50 keys, alone in this process;
+    /// prints the process's thread count before (`threads-before N`), its peak during
+    /// (`threads-peak N`), the I/O pool's limit and the cores (`pool-limit N`, `cores N`).
+    static func readInAsyncBurst(_ path: String) -> Never {
+        func processThreads() -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+        }
+        Task {
+            do {
+                let cache = try DiskLRUCache(
+                    directory: URL(filePath: path), appVersion: 1, valueCount: 1, maxSize: 1 << 30)
+                for i in 0..<50 { try await cache.setData([Data("v\(i)".utf8)], forKey: "k\(i)") }
+                let before = processThreads()
+                let peak = LockedState(before)
+                let misses = LockedState(0)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for i in 0..<10_000 {
+                        group.addTask {
+                            if try await cache.data(forKey: "k\(i % 50)") == nil { misses.withLock { $0 += 1 } }
+                            if i % 250 == 0 {
+                                let now = processThreads()
+                                peak.withLock { $0 = max($0, now) }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                say("threads-before \(before)")
+                say("threads-peak \(peak.withLock { $0 })")
+                say("misses \(misses.withLock { $0 })")
+                say("pool-limit \(DiskLRUCache.asyncIOThreadLimit)")
+                say("cores \(ProcessInfo.processInfo.activeProcessorCount)")
+                exit(0)
+            } catch {
+                say("failed \(error)")
+                exit(3)
+            }
+        }
+        dispatchMain()
     }
 
     /// `writer DIR COUNT`: commits COUNT full entries (both slots of one commit carry the same

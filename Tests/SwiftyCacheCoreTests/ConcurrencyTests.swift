@@ -81,33 +81,25 @@ import Testing
     @Test func aBurstOfTenThousandAsyncReadsKeepsTheThreadCountBounded() async throws {
         let cache = try openCache(directory.url)
         for i in 0..<50 { try cache.set("k\(i)", "v\(i)", "w") }
-        func processThreads() -> Int {
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
-        }
-        let before = processThreads()
         let peak = LockedState(0)
+        let pool = IOThreadPool.shared
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<10_000 {
                 group.addTask {
                     let values = try await cache.data(forKey: "k\(i % 50)")
                     #expect(values != nil)
-                    if i % 500 == 0 {
-                        let now = processThreads()
-                        peak.withLock { $0 = max($0, now) }
-                    }
+                    let now = pool.threadCount
+                    peak.withLock { $0 = max($0, now) }
                 }
             }
             try await group.waitForAll()
         }
-        let pool = IOThreadPool.shared
-        print(
-            "10,000 async reads: I/O pool \(pool.threadCount) threads (limit \(pool.limit)), process threads \(before) before, \(peak.withLock { $0 }) at most during"
-        )
-        #expect(pool.threadCount <= pool.limit)
-        // Besides the pool, only the cooperative pool (one thread per core) and the test's own.
-        if before > 0 {
-            #expect(peak.withLock { $0 } <= before + pool.limit + ProcessInfo.processInfo.activeProcessorCount + 8)
-        }
+        print("10,000 async reads: I/O pool at most \(peak.withLock { $0 }) threads (limit \(pool.limit))")
+        #expect(peak.withLock { $0 } <= pool.limit)
+        #expect(peak.withLock { $0 } >= 1)
+        // The whole process's thread count is measured alone in a worker process
+        // (ReliabilityTests, `aBurstOfAsyncReadsAddsNoThreadsBeyondThePools`): here, other
+        // suites running in parallel start threads of their own.
     }
 
     @Test func aTaskCancelledBeforeItsIOStartsThrowsAndDoesNothing() async throws {
