@@ -152,11 +152,18 @@ struct CacheDirectory: Sendable {
         try fileSystem.fsync(fd)
     }
 
-    /// The `appVersion` and `valueCount` the journal's header records; `nil` when there is no
-    /// journal or its header is damaged.
+    /// What a journal's header records.
+    struct JournalHeader {
+        var format: Journal.Format
+        var appVersion: Int
+        var valueCount: Int
+    }
+
+    /// The storage format, `appVersion` and `valueCount` the journal's header records; `nil`
+    /// when there is no journal or its header is damaged.
     ///
     /// - Throws: ``CacheError/Code/notACacheDirectory`` for a file that is not a journal.
-    func journalHeader() throws(CacheError) -> (appVersion: Int, valueCount: Int)? {
+    func journalHeader() throws(CacheError) -> JournalHeader? {
         if let status = try? fileSystem.status(atPath: journalPath), status.kind != .regular {
             throw CacheError.notACacheDirectory(path: journalPath, reason: "it is not a regular file")
         }
@@ -165,18 +172,24 @@ struct CacheDirectory: Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
         let prefix = Array(buffer[0..<count])
-        switch JournalParser.classify(prefix: prefix, isWholeFile: count < buffer.count) {
+        let firstLine = JournalParser.classify(prefix: prefix, isWholeFile: count < buffer.count)
+        switch firstLine {
         case .foreign:
             throw CacheError.notACacheDirectory(path: journalPath, reason: "its first line is not \(Journal.magic)")
         case .damaged, .unknown:
             return nil
-        case .magic:
+        case .magic, .packedMagic:
             let lines = prefix.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
                 String(decoding: $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0, as: UTF8.self)
             }
             guard lines.count > 3, let appVersion = Int(lines[2]), let valueCount = Int(lines[3]), valueCount >= 1
             else { return nil }
-            return (appVersion, valueCount)
+            guard firstLine == .packedMagic else {
+                return JournalHeader(format: .files, appVersion: appVersion, valueCount: valueCount)
+            }
+            guard lines.count > 4, let inlineLimit = Int(lines[4]), inlineLimit >= 0 else { return nil }
+            return JournalHeader(
+                format: .packed(inlineLimit: inlineLimit), appVersion: appVersion, valueCount: valueCount)
         }
     }
 

@@ -121,6 +121,24 @@ extension CacheError {
             path: path, operation: "open")
     }
 
+    static func storageMismatch(path: String, found: Journal.Format, requested: Journal.Format) -> CacheError {
+        func name(_ format: Journal.Format) -> String { format.storesLocations ? "packed" : "files" }
+        return CacheError(
+            code: .storageMismatch,
+            message:
+                "this directory holds a cache in \(name(found)) storage, opened with \(name(requested)) storage; open it with the storage it was written in, or use another directory",
+            path: path, operation: "open")
+    }
+
+    /// A packed edit whose staged slot is not where its length says: a bug in the engine.
+    static func packedInvariant(key: String, slot: Int) -> CacheError {
+        assertionFailure("packed storage: slot \(slot) of \(key) is not staged where its length puts it")
+        return CacheError(
+            code: .ioFailure,
+            message: "slot \(slot) was not staged as packed storage expects; the edit was not published",
+            key: key, operation: "commit")
+    }
+
     static func foreignFile(key: String, path: String) -> CacheError {
         CacheError(
             code: .foreignFile,

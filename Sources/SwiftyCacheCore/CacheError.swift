@@ -31,6 +31,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case notACacheDirectory = "not a cache directory"
             case foreignFile = "foreign file"
             case readOnly = "read-only"
+            case storageMismatch = "storage mismatch"
         }
 
         private let value: Value
@@ -79,6 +80,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let foreignFile = Code(.foreignFile)
         /// The cache was opened with ``DiskLRUCache/Options/readOnly``.
         public static let readOnly = Code(.readOnly)
+        /// The directory was written in the other storage (``DiskLRUCache/Storage``): files
+        /// opened as packed, or packed opened as files. Nothing was touched.
+        public static let storageMismatch = Code(.storageMismatch)
 
         /// The code's name, such as `"I/O failure"`.
         public var description: String { value.rawValue }

@@ -70,8 +70,7 @@ extension CacheState {
             discardStaged(key: key, staged: staged)
             throw CacheError.editorDetached(key: key)
         }
-        let entry = table[index]
-        if !entry.isReadable, let missing = staged.firstIndex(where: { $0 == nil }) {
+        if !table[index].isReadable, let missing = staged.firstIndex(where: { $0 == nil }) {
             abortEdit(at: index, staged: staged)
             throw CacheError.incompleteEntry(key: key, missingSlot: missing)
         }
@@ -84,7 +83,7 @@ extension CacheState {
         }
         let location: ValueLocation
         do {
-            location = try storage.publish(key: key, staged: staged)
+            location = try publish(key: key, staged: staged, at: index)
         } catch {
             if !error.publishedAny {
                 // Nothing is published yet: the old values stand.
@@ -99,7 +98,7 @@ extension CacheState {
             }
             throw error.error
         }
-        var lengths = entry.lengths
+        var lengths = table[index].lengths
         for slot in staged.indices {
             guard let value = staged[slot] else { continue }
             // Saturating: sizes come from real writes, but the total from a journal may be huge.
@@ -111,7 +110,7 @@ extension CacheState {
         nextSequenceNumber += 1
         table.touch(index)
         redundantOpCount += 1
-        journal.append(.clean(lengths: lengths), key: key)
+        journal.append(.clean(lengths: lengths, location: location), key: key)
         // A full cache evicts here, its REMOVE lines in the same journal write as the CLEAN
         // line and its files deleted after it, as the floor of set-plus-remove needs anyway.
         let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: index)
@@ -141,6 +140,35 @@ extension CacheState {
         statistics.writeCount += 1
     }
 
+    /// Publishes through the storage. Packed storage appends to a segment it holds open, so a
+    /// directory deleted underneath shows only now (file storage notices it while staging):
+    /// the directory is recreated, as the facade does for file storage, and the edit goes on
+    /// as the creation of a new entry (``CacheError/Code/incompleteEntry`` if it did not write
+    /// every slot).
+    private mutating func publish(key: String, staged: [StagedSlot?], at index: Int) throws(PublishFailure)
+        -> ValueLocation
+    {
+        func committed() -> CommittedValues? {
+            table[index].isReadable
+                ? CommittedValues(location: table[index].location, lengths: table[index].lengths) : nil
+        }
+        do {
+            return try storage.publish(key: key, staged: staged, committed: committed())
+        } catch  where !error.publishedAny && error.error.isNoEntry && storage is PackedStorage {
+            do throws(CacheError) {
+                guard try !directory.exists() else { throw error.error }
+                try restoreMissingDirectory()
+            } catch {
+                throw PublishFailure(error: error, publishedAny: false)
+            }
+            if let missing = staged.firstIndex(where: { $0 == nil }) {
+                throw PublishFailure(
+                    error: CacheError.incompleteEntry(key: key, missingSlot: missing), publishedAny: false)
+            }
+            return try storage.publish(key: key, staged: staged, committed: nil)
+        }
+    }
+
     /// Ends an edit without publishing it. An editor that no longer holds its entry (removed,
     /// or the cache closed) only has its staged values deleted.
     mutating func abandonEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) {
@@ -168,7 +196,7 @@ extension CacheState {
         if table[index].isReadable {
             // Replay treats the CLEAN line as a use; so does memory, so both orders agree.
             table.touch(index)
-            journal.append(.clean(lengths: table[index].lengths), key: key)
+            journal.append(.clean(lengths: table[index].lengths, location: table[index].location), key: key)
         } else {
             table.remove(at: index)
             journal.append(.remove, key: key)

@@ -24,6 +24,7 @@ extension CacheState {
             // A new cache, or one whose journal is gone: no file here is provably the cache's.
             removeCleanMarker()
             sweep(knownKeys: [], wipe: false, report: &report)
+            storage.recover(table: table, wipe: false, closedCleanly: false)
             try rebuildJournal()
             return report
         }
@@ -36,6 +37,13 @@ extension CacheState {
             table.removeAll()
             throw CacheError.notACacheDirectory(
                 path: directory.journalPath, reason: "its first line is not \(Journal.magic)")
+        }
+        if summary.firstLine == .magic || summary.firstLine == .packedMagic,
+            (summary.firstLine == .packedMagic) != replayFormat.storesLocations
+        {
+            table.removeAll()
+            let found: Journal.Format = summary.firstLine == .packedMagic ? .packed(inlineLimit: 0) : .files
+            throw CacheError.storageMismatch(path: directory.journalPath, found: found, requested: replayFormat)
         }
         let closedCleanly = directory.cleanMarkerMatches(journalStatus)
         // Removed before anything else, so a crash in this session makes the next open sweep.
@@ -57,7 +65,15 @@ extension CacheState {
         if !closedCleanly || dropped > 0 || summary.hasUnterminatedLine {
             sweep(knownKeys: removedKeys, wipe: false, report: &report)
         }
-        if summary.hasUnterminatedLine {
+        let appendsCleanly = closedCleanly && dropped == 0 && !summary.hasUnterminatedLine
+        storage.recover(table: table, wipe: false, closedCleanly: appendsCleanly)
+        if replayFormat != journal.format {
+            // A file-storage journal, replayed: rewritten in packed format, every entry's values
+            // staying the files they are (location 0) until it is next written.
+            try rebuildJournal()
+            report.rebuiltJournal = true
+            report.migratedFromFileStorage = true
+        } else if summary.hasUnterminatedLine {
             // Never append after a torn line: rewrite the journal from what was read.
             try rebuildJournal()
             report.rebuiltJournal = true
@@ -112,7 +128,7 @@ extension CacheState {
         // A rebuilt journal has one line of 40 or more bytes per entry; the estimate is capped,
         // never taken from an untrusted count.
         table.reserveCapacity(Int(clamping: min(size / 40, 1 << 16)))
-        var parser = JournalParser(appVersion: journal.appVersion, valueCount: valueCount)
+        var parser = JournalParser(appVersion: journal.appVersion, valueCount: valueCount, format: replayFormat)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { chunk.deallocate() }
         var offset: Int64 = 0
@@ -150,10 +166,12 @@ extension CacheState {
             let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount)
             table.touch(index)
             table.setEditor(index, UInt64.max)
-        case .clean(let lengths):
+        case .clean(let lengths, let location):
             let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount)
             table.touch(index)
-            table.setCommitted(index, lengths: lengths)
+            table.setCommitted(index, lengths: lengths, location: location)
+        case .move(let location):
+            if let index = table.index(of: key), table[index].isReadable { table.setLocation(index, location) }
         }
     }
 
@@ -197,6 +215,13 @@ extension CacheState {
         var unknown: [String] = []
         for name in names {
             let path = directory.path(name)
+            if storage.isSharedFile(named: name) {
+                // Segments: the storage deletes those that hold no live value (see `recover`).
+                if wipe, storage.isOwnSharedFile(atPath: path), (try? fileSystem.unlink(path)) != nil {
+                    report.removedStrayFiles += 1
+                }
+                continue
+            }
             if let role = CacheDirectory.ownFile(named: name) {
                 switch role {
                 case .temporaryJournal, .trash: break
@@ -231,6 +256,7 @@ extension CacheState {
         size = 0
         report.wipeReason = reason
         sweep(knownKeys: knownKeys, wipe: true, report: &report)
+        storage.recover(table: table, wipe: true, closedCleanly: false)
         try rebuildJournal()
     }
 
@@ -264,6 +290,7 @@ extension CacheState {
             }
         }
         size = 0
+        storage.recover(table: table, wipe: true, closedCleanly: false)
         try rebuildJournal()
     }
 }

@@ -41,6 +41,9 @@ struct CacheState {
     /// Keys whose value file name is taken by a file the cache did not create; edits of them are
     /// refused, so that such a file is never replaced.
     var foreignKeys: Set<String> = []
+    /// The format the journal on disk is read in: the journal's own, except when opening
+    /// migrates a file-storage directory to packed storage.
+    var replayFormat: Journal.Format
 
     init(
         directory: CacheDirectory, storage: any ValueStorage, journal: JournalWriter, maxSize: Int,
@@ -51,6 +54,7 @@ struct CacheState {
         self.journal = journal
         self.maxSize = maxSize
         self.isReadOnly = isReadOnly
+        self.replayFormat = journal.format
     }
 
     var fileSystem: any FileSystem { directory.fileSystem }
@@ -61,7 +65,9 @@ struct CacheState {
         redundantOpCount >= Journal.rebuildThreshold && redundantOpCount >= table.count
     }
 
-    var needsCleanup: Bool { size > maxSize || isJournalRebuildRequired || journal.failure != nil }
+    var needsCleanup: Bool {
+        size > maxSize || isJournalRebuildRequired || journal.failure != nil || storage.needsCompaction
+    }
 
     /// Returns `true` when the caller must dispatch a background cleanup (once per batch).
     mutating func claimCleanup() -> Bool {
@@ -100,7 +106,9 @@ struct CacheState {
             if entry.isBeingEdited && entry.isDirtyJournaled {
                 Journal.appendLine(.dirty, key: entry.key, to: &bytes)
             } else if entry.isReadable {
-                Journal.appendCleanLine(key: entry.key, lengths: entry.lengths, to: &bytes)
+                Journal.appendCleanLine(
+                    key: entry.key, lengths: entry.lengths,
+                    location: journal.format.storesLocations ? entry.location : nil, to: &bytes)
             }
             cursor = table.indexAfter(cursor)
         }
@@ -151,8 +159,9 @@ struct CacheState {
     ///
     /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
     mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadOutcome {
+        // A record moved by compaction counts as a change: the read plans again at its new place.
         guard let index = table.index(of: key), table[index].isReadable,
-            table.sequenceNumber(index) == plan.sequenceNumber
+            table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location
         else { return .changed }
         if isReadOnly {
             let viewFileSystem = directory.fileSystem
@@ -234,7 +243,7 @@ struct CacheState {
         var failure: CacheError?
         for index in indices {
             let entry = table[index]
-            guard storage.delete(key: entry.key, location: entry.location) else {
+            guard storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) else {
                 noteUndeletedFiles(of: entry.key)
                 failure =
                     failure
@@ -253,7 +262,9 @@ struct CacheState {
     mutating func forgetEntryDeletingValues(_ index: Int) {
         let entry = table[index]
         // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-        if !storage.delete(key: entry.key, location: entry.location) { noteUndeletedFiles(of: entry.key) }
+        if !storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) {
+            noteUndeletedFiles(of: entry.key)
+        }
         forgetEntry(index)
     }
 
@@ -350,6 +361,7 @@ struct CacheState {
         }
         let isJournalHealthy = journal.failure == nil
         journal.close()
+        storage.shutDown()
         // No stray file is left once the editors are aborted and the trash is unlinked, unless
         // a delete failed: then the next open sweeps. The marker is written while the
         // directory is still locked, so no other cache can open before it exists.
@@ -371,6 +383,7 @@ struct CacheState {
         }
         try? journal.flush(operation: "deinit")
         journal.close()
+        storage.shutDown()
         releaseLock()
     }
 
@@ -379,6 +392,7 @@ struct CacheState {
     mutating func closeAsCrash() {
         guard !isClosed else { return }
         journal.close()
+        storage.shutDown()
         pendingDeletions.removeAll()
         releaseLock()
     }

@@ -10,6 +10,11 @@ public struct CacheStatistics: Sendable, Hashable {
     public var evictionCount = 0
     /// Entries removed by `remove(_:)` or `evictAll()`.
     public var removeCount = 0
+    /// Packed records that failed their checksum (or named another key) when read: each was
+    /// a miss, and its entry was dropped. Always 0 in file storage.
+    public var corruptRecordCount = 0
+    /// Packed segments rewritten by compaction (their live records copied, the file deleted).
+    public var compactedSegmentCount = 0
 
     /// All counts zero.
     public init() {}

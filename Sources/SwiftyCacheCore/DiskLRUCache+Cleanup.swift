@@ -2,11 +2,15 @@ import Dispatch
 
 extension DiskLRUCache {
     /// Runs eviction and journal maintenance (``CacheState/runCleanup()``) on the cache's serial
-    /// background queue, as the Java cache's cleanup task does. Operations claim the work with
-    /// ``CacheState/claimCleanup()`` under the lock, so at most one pass is queued at a time.
+    /// background queue, as the Java cache's cleanup task does, then compacts packed segments
+    /// if enough garbage piled up. Operations claim the work with ``CacheState/claimCleanup()``
+    /// under the lock, so at most one pass is queued at a time.
     func scheduleCleanup() {
         cleanupQueue.async { [weak self] in
-            self?.withState { $0.runCleanup() }
+            guard let self else { return }
+            self.withState { $0.runCleanup() }
+            // Failures (a closed cache, a full disk) leave the garbage for a later pass.
+            try? self.compactSegments(untilClean: false)
         }
     }
 
@@ -14,5 +18,57 @@ extension DiskLRUCache {
     /// replaces any need to sleep.
     package func waitForBackgroundWork() {
         cleanupQueue.sync {}
+    }
+
+    /// Reclaims now the space that replaced, removed and evicted values hold in packed
+    /// storage: the live records of every segment with garbage are copied to the active
+    /// segment and the old segments deleted. The cache does this by itself in the background
+    /// once garbage outgrows half the live bytes; call this before measuring or archiving a
+    /// directory. Does nothing in file storage.
+    ///
+    /// Readers and writers go on meanwhile: the lock is held for one record copy at a time.
+    ///
+    /// - Throws: ``CacheError/Code/readOnly``, ``CacheError/Code/cacheClosed``, the I/O errors
+    ///   of writing the segment or the journal (the segment being compacted then stays).
+    public func compact() throws {
+        guard !options.readOnly else { throw CacheError.readOnly(operation: "compact") }
+        try compactSegments(untilClean: true)
+    }
+
+    /// Compacts segments, the one with the most garbage first, while compaction is due (or,
+    /// `untilClean`, while any segment holds garbage, at most once per segment that exists).
+    func compactSegments(untilClean: Bool) throws {
+        guard let packed = storage as? PackedStorage else { return }
+        var passes = 0
+        while passes <= packed.segmentCount {
+            passes += 1
+            let victim = try locked(operation: "compact") { _ -> UInt32? in
+                guard untilClean || packed.needsCompaction else { return nil }
+                return packed.compactionCandidate(sealingActive: untilClean)
+            }
+            guard let victim else { return }
+            try compact(segment: victim, in: packed)
+        }
+    }
+
+    /// Copies the live records of `segment` out, one lock hold per record, then deletes it.
+    private func compact(segment: UInt32, in packed: PackedStorage) throws {
+        var cursor: Int? = 0
+        while let start = cursor {
+            let batch = try locked(operation: "compact") { state in
+                state.recordsToMove(from: segment, cursor: start, limit: 512)
+            }
+            for move in batch.records {
+                // Read outside the lock; an I/O failure (not damage) stops this segment's compaction.
+                let record = try packed.readRecord(key: move.key, location: move.location, lengths: move.lengths)
+                try locked(operation: "compact", key: move.key) { state in
+                    try state.moveRecord(move, record: record, in: packed)
+                }
+            }
+            cursor = batch.next
+        }
+        try locked(operation: "compact") { state in
+            try state.finishCompaction(of: segment, in: packed)
+        }
     }
 }

@@ -20,12 +20,71 @@ extension DiskLRUCache {
         /// has since changed or removed reads as a miss, never as a mix of two versions.
         public var readOnly: Bool
 
+        /// Where values are kept: one file per slot (``Storage/files``, the default, the Java
+        /// `DiskLruCache` format) or records in segment files (``Storage/packed``).
+        public var storage: Storage
+
+        /// Whether opening a file-storage directory with packed storage converts it (keeping
+        /// its entries) instead of throwing ``CacheError/Code/storageMismatch``. For
+        /// `ObjectCache`, whose directories were file storage before packed storage existed.
+        package var migratesFileStorage = false
+
         /// - Parameters:
         ///   - syncsWrites: Whether commits `fsync`. The default is `false`.
         ///   - readOnly: Whether the cache only reads. The default is `false`.
-        public init(syncsWrites: Bool = false, readOnly: Bool = false) {
+        ///   - storage: Where values are kept. The default is ``Storage/files``.
+        public init(syncsWrites: Bool = false, readOnly: Bool = false, storage: Storage = .files) {
             self.syncsWrites = syncsWrites
             self.readOnly = readOnly
+            self.storage = storage
         }
+    }
+
+    /// Where a cache keeps its values. Chosen when a directory is created: opening a directory
+    /// with the other storage throws ``CacheError/Code/storageMismatch`` and touches nothing.
+    ///
+    /// | | ``files`` | ``packed`` |
+    /// | --- | --- | --- |
+    /// | layout | `key.0`, `key.1`, … | records in `segment-N.pack`, large slots as files |
+    /// | a small set costs | a file creation and rename per slot | one `write` |
+    /// | a small value takes on disk | a whole block (4 KiB) per slot | its bytes and ~20 |
+    /// | compatible with | Java `DiskLruCache`, OkHttp | this library |
+    ///
+    /// Both keep the same guarantees: the journal, LRU eviction by bytes, snapshots that read
+    /// what they saw, crash safety, ``Options/syncsWrites``, read-only opening.
+    public struct Storage: Sendable, Hashable, CustomStringConvertible {
+        /// Slots up to this many bytes go into a packed record; longer ones stay files.
+        /// `nil` for file storage.
+        public let inlineLimit: Int?
+
+        private init(inlineLimit: Int?) { self.inlineLimit = inlineLimit }
+
+        /// One file per slot, the Java `DiskLruCache` layout: a directory moves between this
+        /// library, the Java library and OkHttp.
+        public static let files = Storage(inlineLimit: nil)
+
+        /// Small values packed into append-only segment files (see ``packed(inlineLimit:)``),
+        /// with the default inline limit, ``defaultInlineLimit``.
+        public static let packed = Storage(inlineLimit: defaultInlineLimit)
+
+        /// Packed storage: a commit appends one checksummed record with the key and every
+        /// slot of at most `inlineLimit` bytes to a segment file; longer slots are files, as in
+        /// ``files``. Replaced and removed records are reclaimed by background compaction.
+        ///
+        /// The limit is recorded in the directory when it is created; an existing directory
+        /// keeps its own.
+        ///
+        /// - Parameter inlineLimit: At least 0 (0 keeps every non-empty slot in a file).
+        public static func packed(inlineLimit: Int) -> Storage {
+            Storage(inlineLimit: max(0, min(inlineLimit, Int(Int32.max))))
+        }
+
+        /// 16 KiB: where the benchmark finds reading a value from a record and from its own
+        /// file cost about the same (docs/PERFORMANCE.md).
+        public static let defaultInlineLimit = 16 << 10
+
+        public var description: String { inlineLimit.map { "packed(inlineLimit: \($0))" } ?? "files" }
+
+        var format: Journal.Format { inlineLimit.map { .packed(inlineLimit: $0) } ?? .files }
     }
 }

@@ -96,12 +96,38 @@ public final class DiskLRUCache: Sendable {
         }
         let path = Self.normalizedPath(of: directory)
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
-        let storage = FileStorage(directory: cacheDirectory, valueCount: valueCount, syncsWrites: options.syncsWrites)
+        // A `journal` of something else is refused before anything is created; one of the
+        // other storage too, unless it is file storage that this open converts.
+        let requested = options.storage.format
+        var format = requested
+        var replayFormat = requested
+        if let found = try cacheDirectory.journalHeader()?.format, found != requested {
+            switch (found, requested) {
+            case (.packed, .packed):
+                format = found  // the directory keeps the inline limit it was created with
+                replayFormat = found
+            case (.files, .packed) where options.migratesFileStorage && !options.readOnly:
+                replayFormat = .files
+            default:
+                throw CacheError.storageMismatch(path: cacheDirectory.journalPath, found: found, requested: requested)
+            }
+        }
+        let storage: any ValueStorage
+        switch format {
+        case .files:
+            storage = FileStorage(directory: cacheDirectory, valueCount: valueCount, syncsWrites: options.syncsWrites)
+        case .packed(let inlineLimit):
+            storage = PackedStorage(
+                directory: cacheDirectory, valueCount: valueCount, inlineLimit: inlineLimit,
+                syncsWrites: options.syncsWrites, isReadOnly: options.readOnly)
+        }
         let journal = JournalWriter(
-            directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites)
+            directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,
+            format: format)
         var state = CacheState(
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
             isReadOnly: options.readOnly)
+        state.replayFormat = replayFormat
         let report: RecoveryReport
         if options.readOnly {
             // Nothing is created: not the directory, not the lock file.
@@ -112,8 +138,6 @@ public final class DiskLRUCache: Sendable {
             report = try state.recoverReadOnly()
         } else {
             try cacheDirectory.create()
-            // A `journal` of something else is refused before the lock file is even created.
-            _ = try cacheDirectory.journalHeader()
             state.lock = try cacheDirectory.acquireLock()
             do {
                 report = try state.recover()
@@ -161,7 +185,11 @@ public final class DiskLRUCache: Sendable {
     public var count: Int { withState { $0.table.readableCount } }
 
     /// Hit, miss, write, eviction and removal counts since the cache was opened.
-    public var statistics: CacheStatistics { withState { $0.statistics } }
+    public var statistics: CacheStatistics {
+        var statistics = withState { $0.statistics }
+        statistics.corruptRecordCount = storage.corruptRecordCount
+        return statistics
+    }
 
     /// Whether `close()` or ``delete()`` was called.
     public var isClosed: Bool { withState { $0.isClosed } }

@@ -50,6 +50,17 @@ struct EntryTable {
     /// Where the values of the entry at `index` are, read in place.
     func location(_ index: Int) -> ValueLocation { storage.values[index]?.location ?? .none }
 
+    /// The number of slots, live or free: ``entry(inSlot:)`` walks them in bounded batches.
+    var slotCount: Int { storage.values.count }
+
+    /// The entry in `slot`, `nil` for a free one.
+    func entry(inSlot slot: Int) -> Entry? { slot < storage.values.count ? storage.values[slot] : nil }
+
+    /// Records that the entry's values moved (compaction); not a use, not a new version.
+    mutating func setLocation(_ index: Int, _ location: ValueLocation) {
+        storage.update(at: index) { $0.location = location }
+    }
+
     /// Inserts a new entry as the most recently used one and returns its index.
     mutating func insert(key: String, valueCount: Int) -> Int {
         storage.insert(Entry(key: key, lengths: Array(repeating: 0, count: valueCount)), forKey: key)

@@ -149,7 +149,7 @@ struct FileStorage: ValueStorage {
     ///
     /// - Complexity: One `open`, `body`'s writes and one `close` (plus `fsync` with
     ///   `syncsWrites`); the path is built on the stack.
-    private func writeTemporary(key: String, slot: Int, _ body: (Int32) throws -> Int) throws -> Int {
+    func writeTemporary(key: String, slot: Int, _ body: (Int32) throws -> Int) throws -> Int {
         let fd = try createTemporaryFile(key: key, slot: slot)
         var isOpen = true
         do {
@@ -170,7 +170,7 @@ struct FileStorage: ValueStorage {
 
     /// Opens a new, empty `key.slot.tmp` for writing. A vanished directory is reported as an
     /// ``CacheError/Code/ioFailure`` whose cause is `ENOENT`; the cache recreates it and retries.
-    private func createTemporaryFile(key: String, slot: Int) throws(CacheError) -> Int32 {
+    func createTemporaryFile(key: String, slot: Int) throws(CacheError) -> Int32 {
         let fileSystem = self.fileSystem
         let create = { () throws(SystemCallError) -> Int32 in
             try withSlotPath(key, slot, temporary: true) { path throws(SystemCallError) in
@@ -196,7 +196,9 @@ struct FileStorage: ValueStorage {
     // MARK: Publishing
 
     /// Renames each staged `key.i.tmp` over `key.i`, in slot order.
-    func publish(key: String, staged: [StagedSlot?]) throws(PublishFailure) -> ValueLocation {
+    func publish(key: String, staged: [StagedSlot?], committed: CommittedValues?) throws(PublishFailure)
+        -> ValueLocation
+    {
         var publishedAny = false
         for slot in staged.indices where staged[slot] != nil {
             do throws(SystemCallError) {
@@ -235,27 +237,44 @@ struct FileStorage: ValueStorage {
         descriptors.reserveCapacity(valueCount)
         for slot in 0..<valueCount {
             do throws(SystemCallError) {
-                let fd = try withSlotPath(key, slot, temporary: false) { path throws(SystemCallError) in
-                    try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
-                }
-                descriptors.append(fd)
-                // Anything but a regular file of the recorded length is damage: a FIFO, a device
-                // or a directory planted under the name never makes a read wait or misread.
-                let status = try fileSystem.status(of: fd)
-                guard status.kind == .regular, status.size == Int64(lengths[slot]) else {
-                    throw SystemCallError(call: "fstat", errno: Errno.io)
-                }
+                descriptors.append(try openSlot(key: key, slot: slot, length: lengths[slot]))
             } catch {
                 for fd in descriptors { try? fileSystem.close(fd) }
                 // The file was deleted, replaced by a link or something else, or truncated.
-                let damage = [Errno.noEntry, Errno.loop, Errno.nameTooLong, Errno.isDirectory, Errno.noDeviceOrAddress]
-                guard damage.contains(error.errno) || error.call == "fstat" else {
+                guard Self.isDamage(error) else {
                     throw CacheError.ioFailure(error, operation: "snapshot", path: cleanPath(key, slot), key: key)
                 }
                 return nil
             }
         }
         return OpenedValues(descriptors: descriptors)
+    }
+
+    /// Opens `key.slot` for reading and checks that it is a regular file of `length` bytes: a
+    /// FIFO, a device or a directory planted under the name never makes a read wait or misread.
+    /// A failed check throws an `fstat` error with `EIO`.
+    func openSlot(key: String, slot: Int, length: Int) throws(SystemCallError) -> Int32 {
+        let fileSystem = self.fileSystem
+        let fd = try withSlotPath(key, slot, temporary: false) { path throws(SystemCallError) in
+            try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
+        }
+        do throws(SystemCallError) {
+            let status = try fileSystem.status(of: fd)
+            guard status.kind == .regular, status.size == Int64(length) else {
+                throw SystemCallError(call: "fstat", errno: Errno.io)
+            }
+        } catch {
+            try? fileSystem.close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Whether an error from ``openSlot(key:slot:length:)`` means the value is missing or
+    /// damaged (a miss), rather than a failure to report.
+    static func isDamage(_ error: SystemCallError) -> Bool {
+        let damage = [Errno.noEntry, Errno.loop, Errno.nameTooLong, Errno.isDirectory, Errno.noDeviceOrAddress]
+        return damage.contains(error.errno) || error.call == "fstat"
     }
 
     func read(
@@ -274,7 +293,7 @@ struct FileStorage: ValueStorage {
 
     // MARK: Deleting
 
-    func delete(key: String, location: ValueLocation) -> Bool {
+    func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool {
         var deletedAll = true
         for slot in 0..<valueCount {
             do { try removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }

@@ -31,6 +31,25 @@
 /// Value files are named `key.0`, `key.1`, …; an edit writes `key.i.tmp` and renames it over
 /// `key.i` when it commits. The journal is rewritten compactly (see ``Journal/rebuildThreshold``)
 /// into `journal.tmp`, which replaces `journal` while the old one is kept as `journal.bkp`.
+///
+/// A directory in packed storage (``PackedStorage``) keeps the same lines under its own header,
+/// which the Java library and file storage refuse, with two differences: a `CLEAN` line ends
+/// with the segment and offset of the entry's record (`0 0` when every slot is a file), and
+/// `MOVE key segment offset` records that compaction copied the record elsewhere (it does not
+/// count as a use):
+///
+///     swiftycache.packed
+///     1
+///     100
+///     2
+///     16384
+///
+///     CLEAN 3400330d1dfc7f3f7f4b8d4d803dfcf6 832 21054 1 16
+///     CLEAN 335c4c6028171cfddfbaae1a9c313c52 3934 2342 1 905
+///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6
+///     MOVE 335c4c6028171cfddfbaae1a9c313c52 2 16
+///
+/// The fifth header line is the directory's inline limit: a slot longer than it is a file.
 package enum Journal {
     static let fileName = "journal"
     static let temporaryFileName = "journal.tmp"
@@ -41,8 +60,36 @@ package enum Journal {
     static let rebuildThreshold = 2000
     static let maximumKeyLength = 120
 
-    static func header(appVersion: Int, valueCount: Int) -> String {
-        "\(magic)\n\(version)\n\(appVersion)\n\(valueCount)\n\n"
+    /// The first line of a packed-storage journal.
+    static let packedMagic = "swiftycache.packed"
+
+    /// Which storage a journal describes: its header and the shape of its `CLEAN` lines.
+    package enum Format: Hashable, Sendable {
+        /// The Java `DiskLruCache` journal: one file per slot.
+        case files
+        /// Packed storage: records in segment files; slots above `inlineLimit` bytes are files.
+        case packed(inlineLimit: Int)
+
+        /// Whether `CLEAN` lines carry the record's location, and `MOVE` lines exist.
+        var storesLocations: Bool {
+            if case .packed = self { return true }
+            return false
+        }
+
+        var magic: String { storesLocations ? packedMagic : Journal.magic }
+
+        /// The header lines, without their line ends.
+        func headerLines(appVersion: Int, valueCount: Int) -> [String] {
+            switch self {
+            case .files: [Journal.magic, version, String(appVersion), String(valueCount), ""]
+            case .packed(let inlineLimit):
+                [packedMagic, version, String(appVersion), String(valueCount), String(inlineLimit), ""]
+            }
+        }
+    }
+
+    static func header(appVersion: Int, valueCount: Int, format: Format = .files) -> String {
+        format.headerLines(appVersion: appVersion, valueCount: valueCount).map { $0 + "\n" }.joined()
     }
 
     /// Whether `key` matches `[a-z0-9_-]{1,120}`, the keys the API accepts. The journal may
@@ -77,10 +124,13 @@ package enum Journal {
     }
 
     package enum Operation: Equatable {
-        case clean(lengths: [Int])
+        /// A commit; `location` is written only in packed journals.
+        case clean(lengths: [Int], location: ValueLocation = .none)
         case dirty
         case remove
         case read
+        /// Packed journals: compaction moved the entry's record.
+        case move(ValueLocation)
     }
 
     /// Why a journal could not be replayed. The cache answers by emptying its directory of its
@@ -104,9 +154,11 @@ package enum Journal {
     /// - Throws: ``Corruption`` for a header that does not match, a malformed line, or a file
     ///   that is not a journal at all.
     /// - Complexity: O(n) in the file's size.
-    package static func parse(_ bytes: [UInt8], appVersion: Int, valueCount: Int) throws(Corruption) -> Contents {
+    package static func parse(
+        _ bytes: [UInt8], appVersion: Int, valueCount: Int, format: Format = .files
+    ) throws(Corruption) -> Contents {
         var records: [(key: String, operation: Operation)] = []
-        var parser = JournalParser(appVersion: appVersion, valueCount: valueCount)
+        var parser = JournalParser(appVersion: appVersion, valueCount: valueCount, format: format)
         bytes.withUnsafeBytes { buffer in parser.consume(buffer) { records.append(($0, $1)) } }
         let summary = parser.finish()
         if summary.firstLine == .foreign { throw Corruption(description: "not a DiskLruCache journal") }
@@ -118,24 +170,42 @@ package enum Journal {
     ///
     /// - Complexity: O(line length), with bulk copies: it runs for every read and commit, and
     ///   for every entry when the journal is rebuilt.
-    package static func appendLine(_ operation: Operation, key: String, to buffer: inout [UInt8]) {
+    package static func appendLine(
+        _ operation: Operation, key: String, format: Format = .files, to buffer: inout [UInt8]
+    ) {
         switch operation {
-        case .clean(let lengths): appendCleanLine(key: key, lengths: lengths, to: &buffer)
+        case .clean(let lengths, let location):
+            appendCleanLine(
+                key: key, lengths: lengths, location: format.storesLocations ? location : nil, to: &buffer)
         case .dirty: appendLine(verb: "DIRTY ", key: key, to: &buffer)
         case .remove: appendLine(verb: "REMOVE ", key: key, to: &buffer)
         case .read: appendLine(verb: "READ ", key: key, to: &buffer)
+        case .move(let location):
+            appendBytes(of: "MOVE ", to: &buffer)
+            appendBytes(of: key, to: &buffer)
+            appendLocation(location, to: &buffer)
+            buffer.append(UInt8(ascii: "\n"))
         }
     }
 
-    /// `CLEAN key len0 len1 …` and a newline.
-    static func appendCleanLine(key: String, lengths: [Int], to buffer: inout [UInt8]) {
+    /// `CLEAN key len0 len1 …`, then the segment and offset when `location` is given (packed
+    /// journals), and a newline.
+    static func appendCleanLine(key: String, lengths: [Int], location: ValueLocation?, to buffer: inout [UInt8]) {
         appendBytes(of: "CLEAN ", to: &buffer)
         appendBytes(of: key, to: &buffer)
         for length in lengths {
             buffer.append(UInt8(ascii: " "))
             appendDecimal(length, to: &buffer)
         }
+        if let location { appendLocation(location, to: &buffer) }
         buffer.append(UInt8(ascii: "\n"))
+    }
+
+    private static func appendLocation(_ location: ValueLocation, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: " "))
+        appendDecimal(Int(location.segment), to: &buffer)
+        buffer.append(UInt8(ascii: " "))
+        appendDecimal(Int(location.offset), to: &buffer)
     }
 
     @inline(__always)

@@ -31,6 +31,8 @@ struct JournalParser {
         case unknown
         /// The DiskLruCache magic.
         case magic
+        /// The magic of a packed-storage journal (``Journal/packedMagic``).
+        case packedMagic
         /// Empty, NUL bytes, or a torn prefix of the header: a journal a crash damaged.
         case damaged
         /// Anything else: this file is not a DiskLruCache journal.
@@ -53,6 +55,9 @@ struct JournalParser {
     }
 
     let valueCount: Int
+    let format: Journal.Format
+    /// The first line this parser replays: the other format's magic is a journal it refuses.
+    private let expectedFirstLine: FirstLine
     private let expectedHeader: [[UInt8]]
     private let maximumLineLength: Int
     private var pending: [UInt8] = []
@@ -66,12 +71,12 @@ struct JournalParser {
     /// up to 20 characters per slot fit with room to spare.
     static let keyAllowance = 64 << 10
 
-    init(appVersion: Int, valueCount: Int) {
+    init(appVersion: Int, valueCount: Int, format: Journal.Format = .files) {
         self.valueCount = valueCount
-        expectedHeader = [Journal.magic, Journal.version, String(appVersion), String(valueCount), ""].map {
-            Array($0.utf8)
-        }
-        maximumLineLength = Self.keyAllowance + min(max(valueCount, 0), 1 << 20) * 21
+        self.format = format
+        expectedFirstLine = format.storesLocations ? .packedMagic : .magic
+        expectedHeader = format.headerLines(appVersion: appVersion, valueCount: valueCount).map { Array($0.utf8) }
+        maximumLineLength = Self.keyAllowance + (min(max(valueCount, 0), 1 << 20) + 2) * 21
     }
 
     /// Parses the complete lines of `bytes` (a partial last line waits for the next chunk),
@@ -101,8 +106,9 @@ struct JournalParser {
         }
     }
 
-    /// Whether the first line showed that the input is not a journal at all.
-    var isForeign: Bool { firstLine == .foreign }
+    /// Whether the first line showed that the input is not a journal at all, or one of the
+    /// other storage format.
+    var isForeign: Bool { firstLine != .unknown && firstLine != .damaged && firstLine != expectedFirstLine }
 
     /// Whether more input can change the result: not after a foreign first line, nor once the
     /// scan for keys after a corruption has covered ``keyScanLimit`` bytes.
@@ -117,7 +123,7 @@ struct JournalParser {
     /// Ends the input and returns what was seen.
     mutating func finish() -> Summary {
         if firstLine == .unknown { classifyFirstLine(pending[...], isComplete: false) }
-        if corruption == nil && firstLine == .magic && lineNumber < expectedHeader.count {
+        if corruption == nil && firstLine == expectedFirstLine && lineNumber < expectedHeader.count {
             corruption = Journal.Corruption(description: "the journal header is incomplete")
         }
         if firstLine == .damaged && corruption == nil {
@@ -147,7 +153,7 @@ struct JournalParser {
             classifyFirstLine(line, isComplete: true)
             return
         }
-        guard firstLine == .magic else { return }
+        guard firstLine == expectedFirstLine else { return }
         if corruption != nil {
             collectKey(from: line)
             return
@@ -168,7 +174,7 @@ struct JournalParser {
             corruption = Journal.Corruption(description: "a journal line is longer than \(maximumLineLength) bytes")
             return
         }
-        switch Self.parseBodyLine(line, valueCount: valueCount) {
+        switch Self.parseBodyLine(line, valueCount: valueCount, storesLocations: format.storesLocations) {
         case .success(let record):
             body(record.key, record.operation)
             recordCount += 1
@@ -184,19 +190,22 @@ struct JournalParser {
 
     private mutating func classifyFirstLine(_ line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) {
         firstLine = Self.classify(firstLine: line, isComplete: isComplete)
-        if firstLine == .magic { lineNumber = 1 }
+        if firstLine == expectedFirstLine { lineNumber = 1 }
     }
 
     /// What a file's first line (without its line end) says: `isComplete` when a newline ended
     /// it, `false` when the file ended first.
     static func classify(firstLine line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) -> FirstLine {
         let magic = Array(Journal.magic.utf8)
+        let packedMagic = Array(Journal.packedMagic.utf8)
         var line = line
         if isComplete, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if line.elementsEqual(magic) && isComplete { return .magic }
+        if line.elementsEqual(packedMagic) && isComplete { return .packedMagic }
         if line.isEmpty && !isComplete { return .damaged }  // an empty file
         if line.first == 0 { return .damaged }  // zeros where the data should be, as a power loss leaves them
-        if !isComplete && magic.starts(with: line) { return .damaged }  // a header torn inside its first line
+        // A header torn inside its first line.
+        if !isComplete && (magic.starts(with: line) || packedMagic.starts(with: line)) { return .damaged }
         return .foreign
     }
 
@@ -208,7 +217,9 @@ struct JournalParser {
             }
             if buffer.first == 0 { return .damaged }
             // No line end in the prefix: a first line longer than the magic is not the magic.
-            guard isWholeFile || buffer.count <= Journal.magic.utf8.count else { return .foreign }
+            guard isWholeFile || buffer.count <= max(Journal.magic.utf8.count, Journal.packedMagic.utf8.count) else {
+                return .foreign
+            }
             return classify(firstLine: buffer[...], isComplete: false)
         }
     }
@@ -236,7 +247,7 @@ struct JournalParser {
     ///
     /// - Complexity: O(line length), with no allocation but the key and the lengths array.
     static func parseBodyLine(
-        _ line: Slice<UnsafeBufferPointer<UInt8>>, valueCount: Int
+        _ line: Slice<UnsafeBufferPointer<UInt8>>, valueCount: Int, storesLocations: Bool = false
     ) -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
         let space = UInt8(ascii: " ")
         // Built only for a line that is wrong: formatting it costs more than parsing a good one.
@@ -256,7 +267,10 @@ struct JournalParser {
             if verb.elementsEqual("READ".utf8) { return .success((key, .read)) }
             return corrupt()
         }
-        guard verb.elementsEqual("CLEAN".utf8) else { return corrupt() }
+        let isMove = storesLocations && verb.elementsEqual("MOVE".utf8)
+        guard isMove || verb.elementsEqual("CLEAN".utf8) else { return corrupt() }
+        // Packed journals: the segment and offset follow the lengths (a MOVE has only them).
+        let fieldCount = (isMove ? 0 : valueCount) + (storesLocations ? 2 : 0)
         // Java: `line.substring(secondSpace + 1).split(" ")`, which drops trailing empty fields.
         var end = line.endIndex
         while end > secondSpace + 1 && line[end - 1] == space { end -= 1 }
@@ -267,7 +281,7 @@ struct JournalParser {
         while true {
             var fieldEnd = fieldStart
             while fieldEnd < end && line[fieldEnd] != space { fieldEnd += 1 }
-            guard lengths.count < valueCount, let length = parseLength(line[fieldStart..<fieldEnd]) else {
+            guard lengths.count < fieldCount, let length = parseLength(line[fieldStart..<fieldEnd]) else {
                 return corrupt()
             }
             let (sum, overflow) = total.addingReportingOverflow(length)
@@ -279,8 +293,14 @@ struct JournalParser {
             guard fieldEnd < end else { break }
             fieldStart = fieldEnd + 1
         }
-        guard lengths.count == valueCount else { return corrupt() }
-        return .success((key, .clean(lengths: lengths)))
+        guard lengths.count == fieldCount else { return corrupt() }
+        guard storesLocations else { return .success((key, .clean(lengths: lengths))) }
+        guard let segment = UInt32(exactly: lengths[fieldCount - 2]),
+            let offset = Int64(exactly: lengths[fieldCount - 1])
+        else { return corrupt() }
+        let location = ValueLocation(segment: segment, offset: offset)
+        if isMove { return .success((key, .move(location))) }
+        return .success((key, .clean(lengths: Array(lengths.prefix(valueCount)), location: location)))
     }
 
     /// A length as Java's `Long.parseLong` reads it: optional `+`, decimal digits, at most

@@ -6,6 +6,8 @@ struct JournalWriter {
     let directory: CacheDirectory
     let appVersion: Int
     let valueCount: Int
+    /// The journal's format: files (Java-compatible) or packed.
+    let format: Journal.Format
     /// Whether a flush of a commit is followed by `fsync` of the journal and the directory.
     let syncsWrites: Bool
     /// The open journal, `-1` before open and after close.
@@ -18,10 +20,13 @@ struct JournalWriter {
     /// READ lines may stay buffered up to this many bytes.
     static let readBufferLimit = 8 << 10
 
-    init(directory: CacheDirectory, appVersion: Int, valueCount: Int, syncsWrites: Bool) {
+    init(
+        directory: CacheDirectory, appVersion: Int, valueCount: Int, syncsWrites: Bool, format: Journal.Format = .files
+    ) {
         self.directory = directory
         self.appVersion = appVersion
         self.valueCount = valueCount
+        self.format = format
         self.syncsWrites = syncsWrites
     }
 
@@ -32,7 +37,7 @@ struct JournalWriter {
     /// follow a torn one.
     mutating func append(_ operation: Journal.Operation, key: String) {
         guard failure == nil else { return }
-        Journal.appendLine(operation, key: key, to: &buffer)
+        Journal.appendLine(operation, key: key, format: format, to: &buffer)
     }
 
     /// Writes buffered lines to the OS (not to stable storage; see ``syncIfDurable(operation:key:)``).
@@ -80,7 +85,7 @@ struct JournalWriter {
 
     /// The header every journal starts with, for a rebuild to append entries to.
     func header() -> [UInt8] {
-        Array(Journal.header(appVersion: appVersion, valueCount: valueCount).utf8)
+        Array(Journal.header(appVersion: appVersion, valueCount: valueCount, format: format).utf8)
     }
 
     /// Writes `bytes` (a header and the live entries) to `journal.tmp` and swaps it in, keeping

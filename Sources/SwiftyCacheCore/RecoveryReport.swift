@@ -20,6 +20,10 @@ public struct RecoveryReport: Sendable, Hashable {
     /// their key), sorted. They were left alone, and the cache never deletes or writes them;
     /// a key whose value file would take one of their names is refused.
     public var unknownFiles: [String] = []
+    /// Whether a directory in file storage was converted to packed storage on open (an
+    /// `ObjectCache` directory of an earlier release): its entries were kept, their values
+    /// staying files until they are next written. See ``DiskLRUCache/Storage``.
+    public var migratedFromFileStorage = false
 
     /// Whether the cache's files were deleted because its journal was unusable.
     public var wasWiped: Bool { wipeReason != nil }

@@ -27,15 +27,19 @@ package struct FileStatus: Hashable, Sendable {
     package var identity: FileIdentity
     package var modificationSeconds: Int64
     package var modificationNanoseconds: Int64
+    /// The number of names the file has; 0 once it was deleted while open.
+    package var linkCount: Int
 
     package init(
-        kind: FileKind, size: Int64, identity: FileIdentity, modificationSeconds: Int64, modificationNanoseconds: Int64
+        kind: FileKind, size: Int64, identity: FileIdentity, modificationSeconds: Int64, modificationNanoseconds: Int64,
+        linkCount: Int = 1
     ) {
         self.kind = kind
         self.size = size
         self.identity = identity
         self.modificationSeconds = modificationSeconds
         self.modificationNanoseconds = modificationNanoseconds
+        self.linkCount = linkCount
     }
 }
 
@@ -108,6 +112,10 @@ package enum OpenFlags {
     package static let readOnly: Int32 = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     package static let createTruncate: Int32 = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     package static let append: Int32 = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+    /// A new packed segment: never over an existing file.
+    package static let createSegment: Int32 = O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW
+    /// A packed segment a clean session left, to append to.
+    package static let appendSegment: Int32 = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW
     package static let lockFile: Int32 = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW
     package static let directory: Int32 = O_RDONLY | O_CLOEXEC | O_DIRECTORY
 }
@@ -282,7 +290,8 @@ package struct SystemFileSystem: FileSystem {
         return FileStatus(
             kind: kind, size: Int64(info.st_size),
             identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
-            modificationSeconds: Int64(modified.tv_sec), modificationNanoseconds: Int64(modified.tv_nsec))
+            modificationSeconds: Int64(modified.tv_sec), modificationNanoseconds: Int64(modified.tv_nsec),
+            linkCount: Int(info.st_nlink))
     }
 
     package func kind(of path: String) throws(SystemCallError) -> FileKind? {

@@ -40,7 +40,8 @@ protocol ValueStorage: Sendable {
     /// committed value. Called under the cache lock.
     ///
     /// - Throws: ``PublishFailure``, which tells whether any slot was already published.
-    func publish(key: String, staged: [StagedSlot?]) throws(PublishFailure) -> ValueLocation
+    func publish(key: String, staged: [StagedSlot?], committed: CommittedValues?) throws(PublishFailure)
+        -> ValueLocation
 
     /// Deletes an edit's staged slots. Returns `false` if something could not be deleted (the
     /// next open sweeps it).
@@ -62,7 +63,7 @@ protocol ValueStorage: Sendable {
     func close(_ values: OpenedValues)
 
     /// Deletes the committed values of `key`. Returns `false` if something could not be deleted.
-    func delete(key: String, location: ValueLocation) -> Bool
+    func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool
 
     /// Deletes every file of `key`, committed or staged: what an interrupted edit may have left.
     func deleteEverything(of key: String) -> Bool
@@ -75,16 +76,58 @@ protocol ValueStorage: Sendable {
 
     /// The path an error about `slot` of `key` names.
     func path(key: String, slot: Int, staged: Bool) -> String
+
+    /// Whether `name` is a file the storage shares between entries (a segment), which the
+    /// storage itself accounts for and deletes: the sweep leaves it to ``recover(table:wipe:closedCleanly:)``.
+    func isSharedFile(named name: String) -> Bool
+
+    /// Whether the shared file at `path` carries the storage's header: only then is it the
+    /// cache's to delete.
+    func isOwnSharedFile(atPath path: String) -> Bool
+
+    /// Called once the journal is replayed (or the directory wiped, with `wipe`): the storage
+    /// learns which of its shared files hold live values and deletes the others.
+    func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool)
+
+    /// Releases what the storage holds open; called when the cache closes.
+    func shutDown()
+
+    /// Records found damaged by reads since the cache opened (packed storage's checksums).
+    var corruptRecordCount: Int { get }
+
+    /// Whether enough garbage has piled up in shared files for a compaction pass.
+    var needsCompaction: Bool { get }
+}
+
+extension ValueStorage {
+    func isSharedFile(named name: String) -> Bool { false }
+    func isOwnSharedFile(atPath path: String) -> Bool { false }
+    func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {}
+    func shutDown() {}
+    var corruptRecordCount: Int { 0 }
+    var needsCompaction: Bool { false }
+}
+
+/// The committed state of an entry an edit replaces: publishing keeps the slots it does not
+/// rewrite, and retires the old values.
+struct CommittedValues {
+    var location: ValueLocation
+    var lengths: [Int]
 }
 
 /// Where a committed entry's values are, as the storage recorded it when publishing. File
 /// storage needs nothing beyond the key (``none``); a storage that appends records to shared
 /// segment files records the segment and the record's offset.
-struct ValueLocation: Hashable, Sendable {
-    var segment: UInt32
-    var offset: Int64
+package struct ValueLocation: Hashable, Sendable {
+    package var segment: UInt32
+    package var offset: Int64
 
-    static let none = ValueLocation(segment: 0, offset: 0)
+    package init(segment: UInt32, offset: Int64) {
+        self.segment = segment
+        self.offset = offset
+    }
+
+    package static let none = ValueLocation(segment: 0, offset: 0)
 }
 
 /// A file name the storage creates, taken apart.
@@ -99,6 +142,9 @@ struct StoredFileName: Hashable, Sendable {
 struct StagedSlot: Hashable, Sendable {
     /// The value's length in bytes.
     var length: Int
+    /// The bytes of a value small enough to go into a packed record; `nil` when the value is
+    /// in a staged file (`key.N.tmp`).
+    var inline: [UInt8]? = nil
 }
 
 /// A publish that failed, and whether it had already published some slots (then the entry can
@@ -111,11 +157,38 @@ struct PublishFailure: Error {
 /// An entry's values opened for reading: one descriptor per slot and, for storages that keep
 /// several values in one file, where each slot starts in it.
 struct OpenedValues: Sendable {
+    /// One descriptor per slot; `-1` for a slot whose bytes are in ``record``.
     var descriptors: [Int32]
-    /// Each slot's first byte in its file; empty when every slot starts at 0 (file storage).
-    var offsets: [Int64] = []
+    /// A packed record read whole and checked, holding the inline slots.
+    var record: RecordBytes? = nil
+}
 
-    func offset(of slot: Int) -> Int64 { offsets.isEmpty ? 0 : offsets[slot] }
+/// The bytes of a packed record, read and checked once, shared by the snapshot that opened
+/// it: the snapshot reads the values as they were, whatever compaction or later commits do.
+final class RecordBytes: Sendable {
+    /// The record; immutable after `init`.
+    let bytes: [UInt8]
+    /// Where each slot's value starts in ``bytes``, `-1` for a slot kept in a file.
+    let offsets: [Int]
+    let lengths: [Int]
+
+    init(bytes: [UInt8], offsets: [Int], lengths: [Int]) {
+        self.bytes = bytes
+        self.offsets = offsets
+        self.lengths = lengths
+    }
+
+    /// Copies up to `buffer.count` bytes of `slot` from `offset`; fewer only at its end.
+    func read(slot: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        let available = max(0, lengths[slot] - offset)
+        let count = min(available, buffer.count)
+        guard count > 0 else { return 0 }
+        let start = offsets[slot] + offset
+        bytes.withUnsafeBytes { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + count)]))
+        }
+        return count
+    }
 }
 
 /// Receives the bytes of one slot being staged.

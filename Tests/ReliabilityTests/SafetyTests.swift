@@ -375,13 +375,17 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
         ])
         #expect(status == 0, "\(output)")
         func value(_ name: String) -> Int? {
-            output.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+            output.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+                Int($0.dropFirst(name.count + 1))
+            }
         }
         let before = try #require(value("threads-before"))
         let peak = try #require(value("threads-peak"))
         let limit = try #require(value("pool-limit"))
         let cores = try #require(value("cores"))
-        print("async burst in a worker: \(before) threads before, \(peak) at most during (pool limit \(limit), \(cores) cores)")
+        print(
+            "async burst in a worker: \(before) threads before, \(peak) at most during (pool limit \(limit), \(cores) cores)"
+        )
         #expect(value("misses") == 0)
         #expect(before > 0)
         #expect(peak <= before + limit + cores + 2)

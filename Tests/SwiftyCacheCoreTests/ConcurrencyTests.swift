@@ -8,8 +8,8 @@ import Testing
 @Suite struct ConcurrencyTests {
     let directory = TemporaryDirectory()
 
-    @Test func readersNeverSeeAMixOfOldAndNewSlots() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func readersNeverSeeAMixOfOldAndNewSlots(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k", "0", "0")
         let mixes = Atomic<Int>(0)
         let reads = Atomic<Int>(0)
@@ -28,8 +28,10 @@ import Testing
         #expect(try cache.strings("k") == ["300", "300"])
     }
 
-    @Test func mixedOperationsFromManyThreadsKeepTheInvariants() throws {
-        let cache = try openCache(directory.url, maxSize: 2_000)
+    @Test(arguments: bothStorages) func mixedOperationsFromManyThreadsKeepTheInvariants(storage: DiskLRUCache.Storage)
+        throws
+    {
+        let cache = try openCache(directory.url, maxSize: 2_000, storage: storage)
         let failures = LockedState<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             var generator = SystemRandomNumberGenerator()
@@ -62,11 +64,11 @@ import Testing
         #expect(failures.withLock { $0 } == [])
         try cache.flush()
         #expect(cache.size <= 2_000)
-        #expect(cache.size == (try JournalFixture.valueBytes(in: directory.url)))
+        #expect(cache.size == (try storedValueBytes(cache, in: directory.url, storage: storage)))
         let keys = try cache.keys()
         #expect(keys.count == cache.count)
         try cache.close()
-        let reopened = try openCache(directory.url, maxSize: 2_000)
+        let reopened = try openCache(directory.url, maxSize: 2_000, storage: storage)
         #expect(try reopened.keys() == keys)
     }
 
@@ -78,8 +80,10 @@ import Testing
         #expect(onIOPool)
     }
 
-    @Test func aBurstOfTenThousandAsyncReadsKeepsTheThreadCountBounded() async throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func aBurstOfTenThousandAsyncReadsKeepsTheThreadCountBounded(
+        storage: DiskLRUCache.Storage
+    ) async throws {
+        let cache = try openCache(directory.url, storage: storage)
         for i in 0..<50 { try cache.set("k\(i)", "v\(i)", "w") }
         let peak = LockedState(0)
         let pool = IOThreadPool.shared
@@ -102,8 +106,10 @@ import Testing
         // suites running in parallel start threads of their own.
     }
 
-    @Test func aTaskCancelledBeforeItsIOStartsThrowsAndDoesNothing() async throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func aTaskCancelledBeforeItsIOStartsThrowsAndDoesNothing(
+        storage: DiskLRUCache.Storage
+    ) async throws {
+        let cache = try openCache(directory.url, storage: storage)
         // Cancelled before the call: nothing is queued.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -130,8 +136,8 @@ import Testing
         #expect(!ran.withLock { $0 })
     }
 
-    @Test func asyncAPIRoundTrips() async throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func asyncAPIRoundTrips(storage: DiskLRUCache.Storage) async throws {
+        let cache = try openCache(directory.url, storage: storage)
         try await cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k")
         try await cache.setPartialData([1: Data("c".utf8)], forKey: "k")
         #expect(try await cache.data(forKey: "k") == [Data("a".utf8), Data("c".utf8)])

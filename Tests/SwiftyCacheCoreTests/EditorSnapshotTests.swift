@@ -7,8 +7,8 @@ import Testing
 @Suite struct EditorSnapshotTests {
     let directory = TemporaryDirectory()
 
-    @Test func writeAndReadEntry() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func writeAndReadEntry(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         let creator = try #require(try cache.edit("k1"))
         try creator.setString("ABC", at: 0)
         try creator.setString("DE", at: 1)
@@ -26,20 +26,22 @@ import Testing
         expectError(.snapshotClosed) { try snapshot.readData(at: 0) }
     }
 
-    @Test func newEntryWithAMissingSlotThrowsAndLeavesNothing() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func newEntryWithAMissingSlotThrowsAndLeavesNothing(storage: DiskLRUCache.Storage)
+        throws
+    {
+        let cache = try openCache(directory.url, storage: storage)
         let creator = try #require(try cache.edit("k1"))
         try creator.setString("A", at: 1)
         expectError(.incompleteEntry) { try creator.commit() }
-        #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock"])
+        #expect(try JournalFixture.fileNamesBesideSegments(in: directory.url) == ["journal", "journal.lock"])
         #expect(try cache.snapshot(forKey: "k1") == nil)
         #expect(cache.count == 0)
         try cache.set("k1", "B", "C")
         #expect(try cache.strings("k1") == ["B", "C"])
     }
 
-    @Test func partialUpdateKeepsOtherSlots() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func partialUpdateKeepsOtherSlots(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
         try cache.setPartialData([0: Data("C".utf8)], forKey: "k1")
         #expect(try cache.strings("k1") == ["C", "B"])
@@ -51,16 +53,16 @@ import Testing
         #expect(cache.size == 2)
     }
 
-    @Test func partialWriteOfMissingKeyThrows() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func partialWriteOfMissingKeyThrows(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         expectError(.entryNotFound) { try cache.setPartialData([0: Data("x".utf8)], forKey: "missing") }
         expectError(.slotOutOfRange) { try cache.setPartialData([2: Data("x".utf8)], forKey: "missing") }
         #expect(try cache.snapshot(forKey: "missing") == nil)
         #expect(try JournalFixture.bodyLines(in: directory.url) == [])
     }
 
-    @Test func wrongValueCountAndSlotOutOfRangeThrow() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func wrongValueCountAndSlotOutOfRangeThrow(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         expectError(.wrongValueCount) { try cache.setData([Data()], forKey: "k") }
         expectError(.wrongValueCount) { try cache.setData([Data(), Data(), Data()], forKey: "k") }
         let editor = try #require(try cache.edit("k"))
@@ -70,8 +72,8 @@ import Testing
         editor.abort()
     }
 
-    @Test func secondEditorOnSameKeyIsRefused() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func secondEditorOnSameKeyIsRefused(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         let first = try #require(try cache.edit("k1"))
         #expect(try cache.edit("k1") == nil)
         expectError(.editInProgress) { try cache.set("k1", "a", "b") }
@@ -80,8 +82,8 @@ import Testing
         #expect(try cache.edit("k1") != nil)
     }
 
-    @Test func editorDroppedWithoutCommitAborts() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func editorDroppedWithoutCommitAborts(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
         do {
             let editor = try #require(try cache.edit("k1"))
@@ -92,8 +94,8 @@ import Testing
         #expect(!JournalFixture.fileExists("k1.0.tmp", in: directory.url))
     }
 
-    @Test func finishedEditorCannotBeUsed() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func finishedEditorCannotBeUsed(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         let editor = try #require(try cache.edit("k1"))
         try editor.setString("A", at: 0)
         try editor.setString("B", at: 1)
@@ -104,8 +106,8 @@ import Testing
         #expect(try cache.strings("k1") == ["A", "B"])
     }
 
-    @Test func snapshotReadsValuesAsTheyWereWhenTaken() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func snapshotReadsValuesAsTheyWereWhenTaken(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "AAaa", "BBbb")
         let old = try #require(try cache.snapshot(forKey: "k1"))
         let reader = try old.reader(at: 0)
@@ -119,8 +121,8 @@ import Testing
         #expect(old.string(at: 0) == "AAaa")
     }
 
-    @Test func snapshotEditOnlyWhileUnchanged() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func snapshotEditOnlyWhileUnchanged(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("a", "a", "a")
         let snapshot = try #require(try cache.snapshot(forKey: "a"))
         let aborted = try #require(try snapshot.edit())
@@ -136,8 +138,8 @@ import Testing
         #expect(try fresh.edit() == nil)  // removed and recreated since
     }
 
-    @Test func streamingWriteAndReadOfALargeValue() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func streamingWriteAndReadOfALargeValue(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         let chunk = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let editor = try #require(try cache.edit("big"))
         try editor.write(at: 0) { writer in
@@ -162,9 +164,11 @@ import Testing
         #expect(total == 40 * chunk.count)
     }
 
-    @Test func failingWriteClosureLeavesSlotUnwrittenAndEditorUsable() throws {
+    @Test(arguments: bothStorages) func failingWriteClosureLeavesSlotUnwrittenAndEditorUsable(
+        storage: DiskLRUCache.Storage
+    ) throws {
         struct Stop: Error {}
-        let cache = try openCache(directory.url)
+        let cache = try openCache(directory.url, storage: storage)
         let editor = try #require(try cache.edit("k"))
         #expect(throws: Stop.self) {
             try editor.write(at: 0) { writer in
@@ -177,8 +181,10 @@ import Testing
         expectError(.incompleteEntry) { try editor.commit() }
     }
 
-    @Test func editorCalledFromInsideItsWriteClosureThrowsInsteadOfDeadlocking() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func editorCalledFromInsideItsWriteClosureThrowsInsteadOfDeadlocking(
+        storage: DiskLRUCache.Storage
+    ) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k", "old0", "old1")
         let editor = try #require(try cache.edit("k"))
         try editor.write(at: 0) { writer in
@@ -193,8 +199,10 @@ import Testing
         #expect(try cache.strings("k") == ["new0", "new1"])
     }
 
-    @Test func abortInsideTheWriteClosureAbortsWhenTheClosureReturns() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func abortInsideTheWriteClosureAbortsWhenTheClosureReturns(
+        storage: DiskLRUCache.Storage
+    ) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k", "old0", "old1")
         let editor = try #require(try cache.edit("k"))
         try editor.write(at: 0) { writer in
@@ -208,8 +216,8 @@ import Testing
         #expect(try cache.edit("k") != nil)
     }
 
-    @Test func removeDuringAPartialEditLeavesNoEntry() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func removeDuringAPartialEditLeavesNoEntry(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
         let editor = try #require(try cache.edit("k1"))
         try editor.setString("C", at: 0)
@@ -218,13 +226,15 @@ import Testing
         #expect(try cache.edit("k1") == nil)  // the editor still holds the key: no second one
         expectError(.incompleteEntry) { try editor.commit() }
         #expect(try cache.snapshot(forKey: "k1") == nil)
-        #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock"])
+        #expect(try JournalFixture.fileNamesBesideSegments(in: directory.url) == ["journal", "journal.lock"])
         try cache.close()
-        #expect(try openCache(directory.url).keys() == [])
+        #expect(try openCache(directory.url, storage: storage).keys() == [])
     }
 
-    @Test func removeDuringAFullEditActsAsIfTheRemoveCameFirst() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func removeDuringAFullEditActsAsIfTheRemoveCameFirst(storage: DiskLRUCache.Storage)
+        throws
+    {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
         let editor = try #require(try cache.edit("k1"))
         try editor.setString("C", at: 0)
@@ -233,13 +243,16 @@ import Testing
         try editor.commit()
         #expect(try cache.strings("k1") == ["C", "D"])
         // The READ line stays buffered.
-        try expectJournal(directory.url, ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"])
+        try expectJournal(
+            directory.url, ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"], storage: storage)
         try cache.close()
-        #expect(try openCache(directory.url).strings("k1") == ["C", "D"])
+        #expect(try openCache(directory.url, storage: storage).strings("k1") == ["C", "D"])
     }
 
-    @Test func snapshotsAndKeysIterateInLRUOrderWithoutTouchingIt() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func snapshotsAndKeysIterateInLRUOrderWithoutTouchingIt(
+        storage: DiskLRUCache.Storage
+    ) throws {
+        let cache = try openCache(directory.url, storage: storage)
         for key in ["a", "b", "c"] { try cache.set(key, key, key + key) }
         try cache.snapshot(forKey: "a")?.close()
         #expect(try cache.keys() == ["b", "c", "a"])
@@ -252,8 +265,9 @@ import Testing
         #expect(try !cache.contains("c"))
     }
 
-    @Test func statisticsCountHitsMissesWritesAndRemovals() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func statisticsCountHitsMissesWritesAndRemovals(storage: DiskLRUCache.Storage) throws
+    {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("a", "1", "2")
         try cache.set("b", "1", "2")
         _ = try cache.data(forKey: "a")
@@ -272,8 +286,10 @@ import Testing
 @Suite struct SetDataRaceTests {
     let directory = TemporaryDirectory()
 
-    @Test func setDataRacingRemoveNeverFailsAndEndsConsistent() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func setDataRacingRemoveNeverFailsAndEndsConsistent(storage: DiskLRUCache.Storage)
+        throws
+    {
+        let cache = try openCache(directory.url, storage: storage)
         let errors = LockedState<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for step in 0..<300 {
@@ -292,6 +308,6 @@ import Testing
         }
         #expect(errors.withLock { $0 } == [])
         if let values = try cache.strings("k") { #expect(values[0] == values[1]) }
-        #expect(cache.size == (try JournalFixture.valueBytes(in: directory.url)))
+        #expect(cache.size == (try storedValueBytes(cache, in: directory.url, storage: storage)))
     }
 }

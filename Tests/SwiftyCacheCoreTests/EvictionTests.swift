@@ -12,8 +12,8 @@ import Darwin
 @Suite struct EvictionTests {
     let directory = TemporaryDirectory()
 
-    @Test func evictOnInsert() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func evictOnInsert(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         try cache.set("a", "a", "aaa")  // 4
         try cache.set("b", "bb", "bbbb")  // 6
         #expect(cache.size == 10)
@@ -36,8 +36,8 @@ import Darwin
         #expect(cache.statistics.evictionCount == 3)
     }
 
-    @Test func evictOnUpdate() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func evictOnUpdate(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         try cache.set("a", "a", "aa")
         try cache.set("b", "b", "bb")
         try cache.set("c", "c", "cc")
@@ -50,8 +50,8 @@ import Darwin
         #expect(try cache.strings("c") == ["c", "cc"])
     }
 
-    @Test func evictionHonorsLRUFromCurrentSession() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func evictionHonorsLRUFromCurrentSession(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         for key in ["a", "b", "c", "d", "e"] { try cache.set(key, key, key) }
         try cache.snapshot(forKey: "b")?.close()
         try cache.set("f", "f", "f")
@@ -61,16 +61,16 @@ import Darwin
         #expect(try cache.keys() == ["d", "e", "b", "f", "g"])
     }
 
-    @Test func entryLargerThanMaxSizeIsEvicted() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func entryLargerThanMaxSizeIsEvicted(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         try cache.set("a", "aaaaa", "aaaaaa")
         try cache.flush()
         #expect(try cache.snapshot(forKey: "a") == nil)
         #expect(cache.size == 0)
     }
 
-    @Test func loweringMaxSizeTrimsAndRaisingItDoesNot() throws {
-        let cache = try openCache(directory.url, maxSize: 20)
+    @Test(arguments: bothStorages) func loweringMaxSizeTrimsAndRaisingItDoesNot(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, maxSize: 20, storage: storage)
         try cache.set("a", "a", "aaa")
         try cache.set("b", "bb", "bbbb")
         try cache.set("c", "c", "c")
@@ -85,12 +85,13 @@ import Darwin
         expectError(.invalidConfiguration) { try cache.setMaxSize(0) }
     }
 
-    @Test func evictionHappensInTheBackgroundWithoutFlush() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func evictionHappensInTheBackgroundWithoutFlush(storage: DiskLRUCache.Storage) throws
+    {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         for i in 0..<20 { try cache.set("k\(i)", "aa", "bbb") }
         cache.waitForBackgroundWork()
         #expect(cache.size <= 10)
-        #expect(try JournalFixture.valueBytes(in: directory.url) == cache.size)
+        #expect(try storedValueBytes(cache, in: directory.url, storage: storage) == cache.size)
         // No temporary or trash file is left behind.
         #expect(try JournalFixture.fileNames(in: directory.url).filter { $0.hasSuffix(".tmp") } == [])
     }
@@ -125,8 +126,10 @@ import Darwin
             ])
     }
 
-    @Test func evictionsBeyondTheInlineLimitFinishInTheBackground() throws {
-        let cache = try openCache(directory.url, maxSize: 40, valueCount: 1)
+    @Test(arguments: bothStorages) func evictionsBeyondTheInlineLimitFinishInTheBackground(
+        storage: DiskLRUCache.Storage
+    ) throws {
+        let cache = try openCache(directory.url, maxSize: 40, valueCount: 1, storage: storage)
         for i in 0..<40 { try cache.setData([Data("x".utf8)], forKey: "k\(i)") }
         // 30 bytes more: 30 entries must go, more than one commit evicts by itself.
         try cache.setData([Data(repeating: UInt8(ascii: "y"), count: 30)], forKey: "big")
@@ -134,7 +137,7 @@ import Darwin
         #expect(cache.size == 40)
         #expect(cache.statistics.evictionCount == 30)
         #expect(try cache.keys() == (30..<40).map { "k\($0)" } + ["big"])
-        let lines = try JournalFixture.allLines(in: directory.url)
+        let lines = try JournalFixture.bodyLines(in: directory.url)
         let clean = try #require(lines.firstIndex(of: "CLEAN big 30"))
         #expect(Array(lines[(clean + 1)...]) == (0..<30).map { "REMOVE k\($0)" })
     }
@@ -165,8 +168,8 @@ import Darwin
         #expect(try JournalFixture.valueBytes(in: directory.url) == 10)
     }
 
-    @Test func entryBeingEditedIsSkipped() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func entryBeingEditedIsSkipped(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         try cache.set("a", "aa", "aa")
         let editor = try #require(try cache.edit("a"))
         try cache.set("b", "bbb", "bbb")
@@ -179,8 +182,10 @@ import Darwin
         #expect(try cache.strings("a") == ["A", "aa"])
     }
 
-    @Test func evictedEntryStaysReadableThroughItsSnapshot() throws {
-        let cache = try openCache(directory.url, maxSize: 10)
+    @Test(arguments: bothStorages) func evictedEntryStaysReadableThroughItsSnapshot(storage: DiskLRUCache.Storage)
+        throws
+    {
+        let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         try cache.set("a", "aa", "aaa")
         let snapshot = try #require(try cache.snapshot(forKey: "a"))
         try cache.set("b", "bb", "bbb")
@@ -192,8 +197,10 @@ import Darwin
         #expect(try snapshot.edit() == nil)
     }
 
-    @Test func evictAllRemovesEverythingButEntriesBeingEdited() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func evictAllRemovesEverythingButEntriesBeingEdited(storage: DiskLRUCache.Storage)
+        throws
+    {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("a", "a", "a")
         try cache.set("b", "b", "b")
         let editor = try #require(try cache.edit("c"))
@@ -206,8 +213,8 @@ import Darwin
         #expect(try cache.keys() == ["c"])
     }
 
-    @Test func repeatedOverwritesKeepTheJournalSmall() throws {
-        let cache = try openCache(directory.url, valueCount: 1)
+    @Test(arguments: bothStorages) func repeatedOverwritesKeepTheJournalSmall(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, valueCount: 1, storage: storage)
         let journal = directory.appending("journal").path(percentEncoded: false)
         var largest = 0
         for round in 0..<2_000 {
@@ -224,12 +231,12 @@ import Darwin
         #expect(largest < 96 << 10, "journal grew to \(largest) bytes")
         #expect(finalSize < 96 << 10)
         try cache.close()
-        let reopened = try openCache(directory.url, valueCount: 1)
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
         #expect(try reopened.data(forKey: "key3") == [Data("v1999".utf8)])
     }
 
-    @Test func repeatedReadsKeepTheJournalSmall() throws {
-        let cache = try openCache(directory.url)
+    @Test(arguments: bothStorages) func repeatedReadsKeepTheJournalSmall(storage: DiskLRUCache.Storage) throws {
+        let cache = try openCache(directory.url, storage: storage)
         try cache.set("a", "a", "a")
         try cache.set("b", "b", "b")
         for _ in 0..<6_000 {
@@ -243,6 +250,6 @@ import Darwin
                 atPath: directory.appending("journal").path(percentEncoded: false))[.size] as? Int ?? 0
         #expect(size < 40 << 10, "journal is \(size) bytes")
         try cache.close()
-        #expect(try openCache(directory.url).strings("b") == ["b", "b"])
+        #expect(try openCache(directory.url, storage: storage).strings("b") == ["b", "b"])
     }
 }

@@ -4,10 +4,30 @@ public import Foundation
 public enum JournalFixture {
     public static let magic = "libcore.io.DiskLruCache"
 
-    /// The body lines of the journal in `directory` (after the five header lines).
+    public static let packedMagic = "swiftycache.packed"
+
+    /// The body lines of the journal in `directory` (after the header). A packed journal's
+    /// lines are given as file storage writes them: `CLEAN` without the record's segment and
+    /// offset, and no `MOVE` lines; ``rawBodyLines(in:)`` has them as they are.
     public static func bodyLines(in directory: URL) throws -> [String] {
         let lines = try allLines(in: directory)
-        return Array(lines.dropFirst(5))
+        guard lines.first == packedMagic else { return Array(lines.dropFirst(5)) }
+        return lines.dropFirst(6).compactMap { line in
+            if line.hasPrefix("MOVE ") { return nil }
+            guard line.hasPrefix("CLEAN ") else { return line }
+            return line.split(separator: " ").dropLast(2).joined(separator: " ")
+        }
+    }
+
+    /// The body lines of the journal in `directory`, as they are.
+    public static func rawBodyLines(in directory: URL) throws -> [String] {
+        let lines = try allLines(in: directory)
+        return Array(lines.dropFirst(lines.first == packedMagic ? 6 : 5))
+    }
+
+    /// The names in `directory` other than packed segments, sorted.
+    public static func fileNamesBesideSegments(in directory: URL) throws -> [String] {
+        try fileNames(in: directory).filter { !($0.hasPrefix("segment-") && $0.hasSuffix(".pack")) }
     }
 
     /// Every line of the journal, header included; a final newline does not make an empty line.

@@ -1,0 +1,59 @@
+/// Compaction of packed storage, under the cache lock one record at a time: which live records
+/// a segment holds, copying one to the active segment with its `MOVE` line, and deleting the
+/// segment once everything live has left it. The copying itself (reading the record) happens
+/// outside the lock; see `DiskLRUCache.compactSegments(untilClean:)`.
+extension CacheState {
+    /// A record compaction will copy: the entry's key, where its record is and its lengths.
+    struct RecordToMove {
+        var key: String
+        var location: ValueLocation
+        var lengths: [Int]
+    }
+
+    /// The live records of `segment` among the index slots from `cursor`, at most `limit`
+    /// slots looked at; returns them and the next cursor (`nil` once every slot was seen).
+    ///
+    /// - Complexity: O(limit): the lock is held for one batch, never for the whole index.
+    func recordsToMove(from segment: UInt32, cursor: Int, limit: Int) -> (records: [RecordToMove], next: Int?) {
+        var records: [RecordToMove] = []
+        let end = min(table.slotCount, cursor + limit)
+        for slot in cursor..<end {
+            guard let entry = table.entry(inSlot: slot), entry.isReadable, entry.location.segment == segment else {
+                continue
+            }
+            records.append(RecordToMove(key: entry.key, location: entry.location, lengths: entry.lengths))
+        }
+        return (records, end < table.slotCount ? end : nil)
+    }
+
+    /// Copies one record (read and checked outside the lock; `nil` when it was damaged) to the
+    /// active segment and journals `MOVE`, unless the entry changed meanwhile (then its old
+    /// record is garbage already). A damaged record's entry is dropped.
+    ///
+    /// - Complexity: one `write` of the record.
+    mutating func moveRecord(_ move: RecordToMove, record: RecordBytes?, in storage: PackedStorage) throws(CacheError) {
+        guard let index = table.index(of: move.key), table[index].isReadable, table.location(index) == move.location
+        else { return }
+        guard let record else {
+            dropDamagedEntry(index)
+            return
+        }
+        let location = try storage.append(record.bytes, key: move.key)
+        storage.noteMoved(from: move.location, to: location, size: Int64(record.bytes.count))
+        table.setLocation(index, location)
+        journal.append(.move(location), key: move.key)
+        redundantOpCount += 1
+    }
+
+    /// Ends the compaction of `segment`: the `MOVE` lines reach the journal (and, with
+    /// `syncsWrites`, stable storage with the records they name) before the segment is deleted.
+    mutating func finishCompaction(of segment: UInt32, in storage: PackedStorage) throws(CacheError) {
+        try journal.flush(operation: "compact")
+        if journal.syncsWrites {
+            try storage.syncActiveSegment()
+            try journal.syncIfDurable(operation: "compact", key: nil)
+        }
+        storage.retire(segment)
+        statistics.compactedSegmentCount += 1
+    }
+}

@@ -1,0 +1,613 @@
+/// Small values packed into append-only segment files, in the spirit of Bitcask: a commit
+/// appends *one* record holding the key, the slot lengths and every inline slot's bytes
+/// (``PackedRecord``), with one `write`; the journal's `CLEAN` line then names the record's
+/// segment and offset. Slots longer than ``inlineLimit`` stay files (`key.N`, as in
+/// ``FileStorage``), so large values and streaming are unchanged.
+///
+/// A directory in packed storage holds:
+///
+///     journal                  the journal, with the packed header (see ``Journal``)
+///     segment-00000001.pack    16-byte header "swiftycache.seg\n", then records back to back
+///     segment-00000002.pack    the active segment, appended to; rolls past 4 MiB
+///     3f2a….1                  a slot above the inline limit, as in file storage
+///
+/// - **Reads** are one `pread` of the whole record from a segment descriptor kept open, then a
+///   check of its checksum, key and lengths: a record that fails is a miss, the entry is
+///   dropped and counted in ``corruptRecordCount``; wrong bytes are never returned. The record
+///   is then in memory, so a snapshot reads it as it was whatever happens next.
+/// - **Garbage**: a record replaced, removed or evicted stays in its segment until compaction
+///   (``CacheState/compact(segment:)``) copies the live records of the segment with the most
+///   garbage to the active one, journals `MOVE` lines and deletes the segment.
+/// - **Crash safety**: a record is written before the `CLEAN` line that names it, and a
+///   segment is deleted only after the `MOVE` lines of everything copied out of it; a record
+///   torn by a crash is never named by the journal, and a session never appends after a tail
+///   it did not write itself (after a crash, writing starts in a new segment).
+///
+/// Accounting (``Segments``) is guarded by the storage's own lock, taken inside the cache
+/// lock or alone, never the other way round.
+final class PackedStorage: ValueStorage {
+    let directory: CacheDirectory
+    let valueCount: Int
+    /// Slots longer than this many bytes are files; the directory's journal records it.
+    let inlineLimit: Int
+    let syncsWrites: Bool
+    let isReadOnly: Bool
+    /// The slots kept in files, with file storage's names and rules.
+    let files: FileStorage
+    /// A segment rolls once it holds this many bytes.
+    let segmentSize: Int64
+    private let state: LockedState<Segments>
+
+    static let segmentHeader = Array("swiftycache.seg\n".utf8)
+    static let defaultSegmentSize: Int64 = 4 << 20
+    static let namePrefix = "segment-"
+    static let nameSuffix = ".pack"
+
+    init(
+        directory: CacheDirectory, valueCount: Int, inlineLimit: Int, syncsWrites: Bool, isReadOnly: Bool,
+        segmentSize: Int64 = PackedStorage.defaultSegmentSize
+    ) {
+        self.directory = directory
+        self.valueCount = valueCount
+        self.inlineLimit = inlineLimit
+        self.syncsWrites = syncsWrites
+        self.isReadOnly = isReadOnly
+        self.segmentSize = segmentSize
+        self.files = FileStorage(directory: directory, valueCount: valueCount, syncsWrites: syncsWrites)
+        self.state = LockedState(Segments())
+    }
+
+    private var fileSystem: any FileSystem { directory.fileSystem }
+
+    /// The segments and their accounting.
+    struct Segments {
+        /// Segments opened so far, by number.
+        var open: [UInt32: SegmentFile] = [:]
+        /// Bytes of records (written, live or garbage) in each known segment.
+        var recordBytes: [UInt32: Int64] = [:]
+        /// Bytes of records the index names, in each known segment.
+        var liveBytes: [UInt32: Int64] = [:]
+        /// The segment appended to, and its size; `nil` until the first write of a session.
+        var active: SegmentFile?
+        var activeEnd: Int64 = 0
+        var nextNumber: UInt32 = 1
+        /// Segments compaction deleted: never reopened by a late reader.
+        var retired: Set<UInt32> = []
+        var corruptRecords = 0
+        var isShutDown = false
+        /// The sums of ``recordBytes`` and ``liveBytes``, kept as they change: every operation
+        /// asks whether compaction is due.
+        private(set) var totalRecordBytes: Int64 = 0
+        private(set) var totalLiveBytes: Int64 = 0
+
+        mutating func addRecordBytes(_ count: Int64, in segment: UInt32) {
+            recordBytes[segment, default: 0] += count
+            totalRecordBytes += count
+        }
+
+        mutating func addLiveBytes(_ count: Int64, in segment: UInt32) {
+            liveBytes[segment, default: 0] += count
+            totalLiveBytes += count
+        }
+
+        mutating func forget(_ segment: UInt32) {
+            totalRecordBytes -= recordBytes.removeValue(forKey: segment) ?? 0
+            totalLiveBytes -= liveBytes.removeValue(forKey: segment) ?? 0
+            open[segment] = nil
+            if active?.number == segment { active = nil }
+        }
+    }
+
+    // MARK: Names
+
+    static func segmentName(_ number: UInt32) -> String {
+        let digits = String(number)
+        return namePrefix + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + nameSuffix
+    }
+
+    /// The number of a segment file's name; `nil` for any other name.
+    static func segmentNumber(fromName name: String) -> UInt32? {
+        guard name.hasPrefix(namePrefix), name.hasSuffix(nameSuffix) else { return nil }
+        let digits = name.dropFirst(namePrefix.count).dropLast(nameSuffix.count)
+        guard digits.count >= 8, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt32(digits),
+            number > 0
+        else { return nil }
+        return number
+    }
+
+    func segmentPath(_ number: UInt32) -> String { directory.path(Self.segmentName(number)) }
+
+    func path(key: String, slot: Int, staged: Bool) -> String { files.path(key: key, slot: slot, staged: staged) }
+
+    func classify(fileNamed name: String) -> StoredFileName? { files.classify(fileNamed: name) }
+
+    func isSharedFile(named name: String) -> Bool { Self.segmentNumber(fromName: name) != nil }
+
+    func isOwnSharedFile(atPath path: String) -> Bool {
+        guard let fd = try? fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0) else { return false }
+        return SegmentFile(number: 0, fd: fd, fileSystem: fileSystem).hasValidHeader()
+    }
+
+    var corruptRecordCount: Int { state.withLock { $0.corruptRecords } }
+
+    /// The size of the record `key` with `lengths` occupies; 0 when it has none.
+    func recordSize(key: String, lengths: [Int]) -> Int64 {
+        Int64(PackedRecord.size(keyLength: key.utf8.count, lengths: lengths, inlineLimit: inlineLimit) ?? 0)
+    }
+
+    /// Whether `slot` of an entry at `location` with `lengths` is a file.
+    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: [Int]) -> Bool {
+        location.segment == 0 || PackedRecord.isExternal(length: lengths[slot], inlineLimit: inlineLimit)
+    }
+
+    // MARK: Staging
+
+    /// A value up to ``inlineLimit`` bytes is kept in memory for the record; a longer one is
+    /// written to `key.slot.tmp`.
+    func stage(key: String, slot: Int, contents: UnsafeRawBufferPointer) throws(CacheError) -> StagedSlot {
+        guard PackedRecord.isExternal(length: contents.count, inlineLimit: inlineLimit) else {
+            return StagedSlot(length: contents.count, inline: Array(contents))
+        }
+        return try files.stage(key: key, slot: slot, contents: contents)
+    }
+
+    /// Buffers the value in memory until it outgrows ``inlineLimit``, then moves to a file.
+    func stage(key: String, slot: Int, streaming body: (any SlotSink) throws -> Void) throws -> StagedSlot {
+        let sink = PackedSlotSink(storage: self, key: key, slot: slot)
+        do {
+            try body(sink)
+            return try sink.finish()
+        } catch {
+            sink.discard()
+            throw error
+        }
+    }
+
+    func discard(key: String, staged: [StagedSlot?]) -> Bool {
+        files.discard(key: key, staged: staged.map { $0?.inline == nil ? $0 : nil })
+    }
+
+    // MARK: Publishing
+
+    /// Appends the entry's record (its new inline slots and the kept ones), then renames the
+    /// staged files of its large slots into place. Called under the cache lock, after `DIRTY`
+    /// when files were staged.
+    ///
+    /// - Complexity: one `write` of the record, one `rename` per large slot; a partial edit
+    ///   also reads the kept inline slots (one `pread`).
+    func publish(key: String, staged: [StagedSlot?], committed: CommittedValues?) throws(PublishFailure)
+        -> ValueLocation
+    {
+        let oldLengths = committed?.lengths ?? [Int](repeating: 0, count: valueCount)
+        let oldLocation = committed?.location ?? .none
+        var lengths = oldLengths
+        for slot in staged.indices { if let value = staged[slot] { lengths[slot] = value.length } }
+        var oldRecord: RecordBytes?
+        var location = ValueLocation.none
+        let size = recordSize(key: key, lengths: lengths)
+        do throws(CacheError) {
+            let record = try PackedRecord.encode(key: key, lengths: lengths, inlineLimit: inlineLimit) {
+                (slot) throws(CacheError) -> [UInt8] in
+                if let value = staged[slot] {
+                    guard let inline = value.inline else { throw CacheError.packedInvariant(key: key, slot: slot) }
+                    return inline
+                }
+                // A kept slot: from the old record, or from its file (an entry written as files).
+                if !isFileSlot(slot, location: oldLocation, lengths: oldLengths) {
+                    if oldRecord == nil {
+                        oldRecord = try readRecord(key: key, location: oldLocation, lengths: oldLengths)
+                    }
+                    guard let oldRecord else { throw CacheError.packedInvariant(key: key, slot: slot) }
+                    return Array(
+                        oldRecord.bytes[oldRecord.offsets[slot]..<(oldRecord.offsets[slot] + oldLengths[slot])])
+                }
+                do {
+                    return try fileSystem.readWholeFile(files.cleanPath(key, slot))
+                } catch {
+                    throw CacheError.ioFailure(error, operation: "commit", path: files.cleanPath(key, slot), key: key)
+                }
+            }
+            if let record { location = try append(record, key: key) }
+        } catch {
+            throw PublishFailure(error: error, publishedAny: false)
+        }
+        let fileSlots = staged.map { value in value.flatMap { $0.inline == nil ? $0 : nil } }
+        // On failure the record just appended is garbage: nothing names it.
+        _ = try files.publish(key: key, staged: fileSlots, committed: nil)
+        let oldSize = recordSize(key: key, lengths: oldLengths)
+        state.withLock { segments in
+            if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
+            if oldLocation.segment != 0 { segments.addLiveBytes(-oldSize, in: oldLocation.segment) }
+        }
+        // Slots that were files and are now in the record: their files are stale.
+        if committed != nil {
+            for slot in 0..<valueCount
+            where isFileSlot(slot, location: oldLocation, lengths: oldLengths)
+                && !isFileSlot(slot, location: location, lengths: lengths)
+            {
+                try? files.removeValueFileIfPresent(key, slot, temporary: false)
+            }
+        }
+        return location
+    }
+
+    /// Appends `record` to the active segment, rolling to a new one when it is full; returns
+    /// where it starts. After a failed write the segment's end is read back, so a torn record
+    /// is only garbage.
+    ///
+    /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``); a roll adds a file
+    ///   creation.
+    func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
+        try state.withLock { (segments) throws(CacheError) -> ValueLocation in
+            if let active = segments.active, (try? fileSystem.status(of: active.fd))?.linkCount == 0 {
+                // The segment was deleted underneath (with the directory, or alone): what is
+                // appended to it would vanish with the process.
+                guard (try? fileSystem.kind(of: directory.path)) == .directory else {
+                    throw CacheError.ioFailure(
+                        SystemCallError(call: "fstat", errno: Errno.noEntry), operation: "commit",
+                        path: segmentPath(active.number), key: key)
+                }
+                segments.active = nil
+            }
+            if segments.active == nil || segments.activeEnd + Int64(record.count) > segmentSize {
+                try roll(&segments, key: key)
+            }
+            guard let active = segments.active else { throw CacheError.packedInvariant(key: key, slot: 0) }
+            let offset = segments.activeEnd
+            do {
+                try fileSystem.writeAll(active.fd, record)
+                if syncsWrites { try fileSystem.fsync(active.fd) }
+            } catch {
+                let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
+                segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
+                segments.activeEnd = end
+                throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(active.number), key: key)
+            }
+            segments.activeEnd += Int64(record.count)
+            segments.addRecordBytes(Int64(record.count), in: active.number)
+            return ValueLocation(segment: active.number, offset: offset)
+        }
+    }
+
+    /// Starts a new active segment: creates it (never over an existing file) with its header.
+    private func roll(_ segments: inout Segments, key: String?) throws(CacheError) {
+        var number = segments.nextNumber
+        while true {
+            let path = segmentPath(number)
+            do throws(SystemCallError) {
+                let fd = try fileSystem.open(path, flags: OpenFlags.createSegment, mode: FileModes.file)
+                let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
+                try fileSystem.writeAll(fd, Self.segmentHeader)
+                if syncsWrites {
+                    try fileSystem.fsync(fd)
+                    try directory.sync()
+                }
+                segments.open[number] = segment
+                segments.active = segment
+                segments.activeEnd = Int64(Self.segmentHeader.count)
+                segments.addRecordBytes(0, in: number)
+                segments.nextNumber = number &+ 1
+                return
+            } catch  where error.errno == Errno.exists && number < UInt32.max {
+                // A file of that name that this session does not know: leave it, take the next.
+                number += 1
+            } catch {
+                try? fileSystem.unlink(path)
+                throw CacheError.ioFailure(error, operation: "commit", path: path, key: key)
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads the record with one `pread` and checks it; opens the files of large slots.
+    /// Called outside the cache lock.
+    func open(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> OpenedValues? {
+        if location.segment == 0 { return try files.open(key: key, location: location, lengths: lengths) }
+        guard let record = try readRecord(key: key, location: location, lengths: lengths) else { return nil }
+        var descriptors = [Int32](repeating: -1, count: valueCount)
+        for slot in 0..<valueCount where record.offsets[slot] < 0 {
+            do throws(SystemCallError) {
+                descriptors[slot] = try files.openSlot(key: key, slot: slot, length: lengths[slot])
+            } catch {
+                for fd in descriptors where fd >= 0 { try? fileSystem.close(fd) }
+                guard FileStorage.isDamage(error) else {
+                    throw CacheError.ioFailure(error, operation: "snapshot", path: files.cleanPath(key, slot), key: key)
+                }
+                return nil
+            }
+        }
+        return OpenedValues(descriptors: descriptors, record: record)
+    }
+
+    /// The record at `location`, checked against `key` and `lengths`; `nil` when it is missing
+    /// or damaged (counted in ``corruptRecordCount`` when the bytes are there but wrong).
+    ///
+    /// - Throws: ``CacheError/Code/ioFailure`` for a failure that is not damage.
+    func readRecord(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> RecordBytes? {
+        let size = Int(recordSize(key: key, lengths: lengths))
+        guard size > 0, let segment = try segmentFile(location.segment) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        let count: Int
+        do {
+            count = try bytes.withUnsafeMutableBytes { (buffer) throws(SystemCallError) -> Int in
+                var total = 0
+                while total < buffer.count {
+                    let read = try fileSystem.read(
+                        segment.fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]),
+                        at: location.offset + Int64(total))
+                    if read == 0 { break }
+                    total += read
+                }
+                return total
+            }
+        } catch {
+            throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
+        }
+        let offsets =
+            count == size
+            ? bytes.withUnsafeBytes { PackedRecord.validate($0, key: key, lengths: lengths, inlineLimit: inlineLimit) }
+            : nil
+        guard let offsets else {
+            state.withLock { $0.corruptRecords += 1 }
+            return nil
+        }
+        return RecordBytes(bytes: bytes, offsets: offsets, lengths: lengths)
+    }
+
+    /// The open segment `number`, opening it if needed; `nil` when it does not exist, was
+    /// retired by compaction, or is not a segment.
+    private func segmentFile(_ number: UInt32) throws(CacheError) -> SegmentFile? {
+        let known = state.withLock { segments -> (SegmentFile?, Bool) in
+            (segments.open[number], segments.retired.contains(number) || segments.isShutDown)
+        }
+        if let segment = known.0 { return segment }
+        guard !known.1 else { return nil }
+        let path = segmentPath(number)
+        let fd: Int32
+        do {
+            fd = try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
+        } catch {
+            guard FileStorage.isDamage(error) else {
+                throw CacheError.ioFailure(error, operation: "read", path: path)
+            }
+            return nil
+        }
+        let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
+        guard segment.hasValidHeader() else { return nil }
+        return state.withLock { segments in
+            if let raced = segments.open[number] { return raced }
+            guard !segments.retired.contains(number), !segments.isShutDown else { return segment }
+            segments.open[number] = segment
+            return segment
+        }
+    }
+
+    func read(
+        _ values: OpenedValues, slot: Int, key: String, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+    ) throws(CacheError) -> Int {
+        if let record = values.record, record.offsets[slot] >= 0 {
+            return record.read(slot: slot, into: buffer, at: offset)
+        }
+        return try files.read(values, slot: slot, key: key, into: buffer, at: offset)
+    }
+
+    func close(_ values: OpenedValues) {
+        for fd in values.descriptors where fd >= 0 { try? fileSystem.close(fd) }
+    }
+
+    // MARK: Deleting
+
+    /// Marks the record as garbage and deletes the files of large slots.
+    func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool {
+        if location.segment != 0 {
+            let size = recordSize(key: key, lengths: lengths)
+            state.withLock { $0.addLiveBytes(-size, in: location.segment) }
+        }
+        var deletedAll = true
+        for slot in 0..<valueCount where isFileSlot(slot, location: location, lengths: lengths) {
+            do { try files.removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }
+        }
+        return deletedAll
+    }
+
+    func deleteEverything(of key: String) -> Bool { files.deleteEverything(of: key) }
+
+    // MARK: Opening and closing
+
+    /// Learns which segments hold live records, deletes those that hold none (or all of them
+    /// with `wipe`), and, after a clean close, goes on appending to the last one.
+    ///
+    /// - Complexity: O(entries + files in the directory).
+    func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {
+        guard !isReadOnly else { return }
+        var live: [UInt32: Int64] = [:]
+        if !wipe {
+            for slot in 0..<table.slotCount {
+                guard let entry = table.entry(inSlot: slot), entry.isReadable, entry.location.segment != 0 else {
+                    continue
+                }
+                live[entry.location.segment, default: 0] += recordSize(key: entry.key, lengths: entry.lengths)
+            }
+        }
+        let names = (try? fileSystem.contentsOfDirectory(directory.path)) ?? []
+        let numbers = names.compactMap(Self.segmentNumber(fromName:)).sorted()
+        state.withLock { segments in
+            segments = Segments()
+            segments.nextNumber = (numbers.last ?? 0) &+ 1
+            for number in numbers {
+                let path = segmentPath(number)
+                let isLast = number == numbers.last && closedCleanly && live[number] != nil
+                let flags = isLast ? OpenFlags.appendSegment : OpenFlags.readOnly
+                // Only a file with the segment header is the cache's: anything else stays.
+                guard let fd = try? fileSystem.open(path, flags: flags, mode: 0) else { continue }
+                let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
+                guard segment.hasValidHeader(), let size = try? fileSystem.size(of: fd) else { continue }
+                guard let bytes = live[number] else {
+                    try? fileSystem.unlink(path)
+                    continue
+                }
+                segments.open[number] = segment
+                segments.addRecordBytes(size - Int64(Self.segmentHeader.count), in: number)
+                segments.addLiveBytes(bytes, in: number)
+                if flags == OpenFlags.appendSegment && size < segmentSize {
+                    // Every byte of it was written by a session that closed cleanly.
+                    segments.active = segment
+                    segments.activeEnd = size
+                }
+            }
+        }
+    }
+
+    func shutDown() {
+        state.withLock { segments in
+            segments.open.removeAll()
+            segments.active = nil
+            segments.isShutDown = true
+        }
+    }
+
+    // MARK: Compaction
+
+    /// The number of segments known (for bounding a compaction pass).
+    var segmentCount: Int { state.withLock { $0.recordBytes.count } }
+
+    /// Garbage bytes in the segments, and live ones.
+    var usage: (records: Int64, live: Int64) {
+        state.withLock { ($0.totalRecordBytes, $0.totalLiveBytes) }
+    }
+
+    /// Whether garbage exceeds half the live bytes by more than half a segment: compaction
+    /// keeps allocated disk within about 1.5 × the live bytes plus one segment.
+    var needsCompaction: Bool {
+        guard !isReadOnly else { return false }
+        let (records, live) = usage
+        return records - live > live / 2 + segmentSize / 2 && compactionCandidate() != nil
+    }
+
+    /// The sealed segment with the most garbage, if it has any; the active segment is sealed
+    /// first when it is the one.
+    func compactionCandidate(sealingActive: Bool = false) -> UInt32? {
+        state.withLock { segments -> UInt32? in
+            let garbage = segments.recordBytes.map { ($0.key, $0.value - (segments.liveBytes[$0.key] ?? 0)) }
+            guard let best = garbage.filter({ $0.1 > 0 }).max(by: { $0.1 < $1.1 }) else { return nil }
+            if best.0 == segments.active?.number {
+                guard sealingActive else { return nil }
+                segments.active = nil
+            }
+            return best.0
+        }
+    }
+
+    /// Forces the active segment to stable storage (before a compacted segment is deleted).
+    func syncActiveSegment() throws(CacheError) {
+        guard let active = state.withLock({ $0.active }) else { return }
+        do {
+            try fileSystem.fsync(active.fd)
+        } catch {
+            throw CacheError.ioFailure(error, operation: "compact", path: segmentPath(active.number))
+        }
+    }
+
+    /// Accounts for a record copied from `old` to `new` by compaction.
+    func noteMoved(from old: ValueLocation, to new: ValueLocation, size: Int64) {
+        state.withLock { segments in
+            segments.addLiveBytes(-size, in: old.segment)
+            segments.addLiveBytes(size, in: new.segment)
+        }
+    }
+
+    /// Deletes a segment whose live records were all copied out; readers that hold it open
+    /// still read it until they let go.
+    func retire(_ number: UInt32) {
+        state.withLock { segments in
+            segments.forget(number)
+            segments.retired.insert(number)
+        }
+        try? fileSystem.unlink(segmentPath(number))
+    }
+}
+
+/// An open segment file; the descriptor is closed when the last reader lets go of it, so a
+/// segment deleted by compaction stays readable for reads already under way.
+final class SegmentFile: Sendable {
+    let number: UInt32
+    let fd: Int32
+    private let fileSystem: any FileSystem
+
+    init(number: UInt32, fd: Int32, fileSystem: any FileSystem) {
+        self.number = number
+        self.fd = fd
+        self.fileSystem = fileSystem
+    }
+
+    deinit { try? fileSystem.close(fd) }
+
+    /// Whether the file starts with the segment header (else it is not the cache's segment).
+    func hasValidHeader() -> Bool {
+        var header = [UInt8](repeating: 0, count: PackedStorage.segmentHeader.count)
+        let count = header.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
+        return count == header.count && header == PackedStorage.segmentHeader
+    }
+}
+
+/// Stages a streamed slot for packed storage: in memory up to the inline limit, then in
+/// `key.slot.tmp`.
+final class PackedSlotSink: SlotSink {
+    private let storage: PackedStorage
+    private let key: String
+    private let slot: Int
+    private var buffer: [UInt8] = []
+    private var fd: Int32 = -1
+    private(set) var count = 0
+
+    init(storage: PackedStorage, key: String, slot: Int) {
+        self.storage = storage
+        self.key = key
+        self.slot = slot
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(CacheError) {
+        let fileSystem = storage.directory.fileSystem
+        if fd < 0 && !PackedRecord.isExternal(length: count + bytes.count, inlineLimit: storage.inlineLimit) {
+            buffer.append(contentsOf: bytes)
+            count += bytes.count
+            return
+        }
+        do {
+            if fd < 0 {
+                fd = try storage.files.createTemporaryFile(key: key, slot: slot)
+                try fileSystem.writeAll(fd, buffer)
+                buffer = []
+            }
+            try fileSystem.writeAll(fd, bytes)
+        } catch {
+            throw CacheError.ioFailure(
+                error, operation: "write", path: storage.files.dirtyPath(key, slot), key: key)
+        }
+        count += bytes.count
+    }
+
+    /// The staged slot: in memory, or the closed temporary file.
+    func finish() throws(CacheError) -> StagedSlot {
+        guard fd >= 0 else { return StagedSlot(length: count, inline: buffer) }
+        let fileSystem = storage.directory.fileSystem
+        do {
+            if storage.syncsWrites { try fileSystem.fsync(fd) }
+            let closing = fd
+            fd = -1
+            try fileSystem.close(closing)
+        } catch {
+            discard()
+            throw CacheError.ioFailure(error, operation: "write", path: storage.files.dirtyPath(key, slot), key: key)
+        }
+        return StagedSlot(length: count)
+    }
+
+    /// Deletes what was staged.
+    func discard() {
+        if fd >= 0 { try? storage.directory.fileSystem.close(fd) }
+        fd = -1
+        try? storage.files.removeValueFileIfPresent(key, slot, temporary: true)
+    }
+}
