@@ -15,8 +15,12 @@ extension CacheState {
     /// - Throws: ``CacheError/Code/entryNotFound`` when `requiresEntry` and there is no
     ///   committed entry; ``CacheError/Code/readOnly``, ``CacheError/Code/foreignFile``; the
     ///   journal's errors.
+    ///
+    /// Without `journalsDirty` (a one-shot write that stages nothing on disk: packed storage's
+    /// small values), no `DIRTY` line is written and the entry is not touched: a crash before
+    /// the commit's `CLEAN` leaves the previous entry as it was, in memory as on disk.
     mutating func reserveEdit(
-        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool
+        key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsDirty: Bool = true
     ) throws(CacheError) -> UInt64? {
         guard !isReadOnly else { throw CacheError.readOnly(operation: "edit", key: key) }
         if !foreignKeys.isEmpty, foreignKeys.contains(key) {
@@ -40,6 +44,7 @@ extension CacheState {
         let editorID = nextEditorID
         nextEditorID += 1
         table.setEditor(index, editorID)
+        guard journalsDirty else { return editorID }
         table.setDirtyJournaled(index, true)
         table.touch(index)
         journal.append(.dirty, key: key)

@@ -13,14 +13,16 @@ extension DiskLRUCache {
     func writeAtOnce(
         key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: String, value: (Int) -> Data
     ) throws {
+        let values = slots.map { ($0, value($0)) }
+        let journalsDirty = storage.stagesFiles(forLengths: values.map { $0.1.count })
         let editorID = try locked(operation: "edit", key: key) {
-            try $0.reserveEdit(key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry)
+            try $0.reserveEdit(
+                key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsDirty: journalsDirty)
         }
         guard let editorID else { throw CacheError.editInProgress(key: key, operation: operation) }
         var staged = [StagedSlot?](repeating: nil, count: valueCount)
         do {
-            for slot in slots {
-                let data = value(slot)
+            for (slot, data) in values {
                 staged[slot] = try stage(key: key, slot: slot) { storage in
                     try data.withUnsafeBytes { buffer in try storage.stage(key: key, slot: slot, contents: buffer) }
                 }

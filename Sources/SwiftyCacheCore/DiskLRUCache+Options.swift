@@ -29,6 +29,10 @@ extension DiskLRUCache {
         /// `ObjectCache`, whose directories were file storage before packed storage existed.
         package var migratesFileStorage = false
 
+        /// The size at which packed segments roll; small in tests, so that a few entries span
+        /// several segments.
+        package var packedSegmentSize: Int64 = 4 << 20
+
         /// - Parameters:
         ///   - syncsWrites: Whether commits `fsync`. The default is `false`.
         ///   - readOnly: Whether the cache only reads. The default is `false`.

@@ -119,7 +119,8 @@ public final class DiskLRUCache: Sendable {
         case .packed(let inlineLimit):
             storage = PackedStorage(
                 directory: cacheDirectory, valueCount: valueCount, inlineLimit: inlineLimit,
-                syncsWrites: options.syncsWrites, isReadOnly: options.readOnly)
+                syncsWrites: options.syncsWrites, isReadOnly: options.readOnly,
+                segmentSize: max(64, options.packedSegmentSize))
         }
         let journal = JournalWriter(
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,

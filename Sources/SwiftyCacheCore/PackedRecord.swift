@@ -8,9 +8,9 @@
 ///     5 + 4s     k           the key, ASCII
 ///     9 + 4s…    …           the inline slots' bytes, in slot order, back to back
 ///
-/// A sample: key `k1`, two slots `abc` and `de`, 23 bytes:
+/// A sample: key `k1`, two slots `abc` and `de`, 20 bytes:
 ///
-///     c5 3f 0e 9a  02  03 00 00 00  02 00 00 00  6b 31  61 62 63  64 65
+///     53 88 36 ba  02  03 00 00 00  02 00 00 00  6b 31  61 62 63  64 65
 ///     └── crc ──┘  k   └ slot 0 ┘   └ slot 1 ┘   k  1   a  b  c   d  e
 ///
 /// A record is written with one `write` after everything it needs, and never changed; the

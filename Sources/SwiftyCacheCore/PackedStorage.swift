@@ -163,6 +163,10 @@ final class PackedStorage: ValueStorage {
         }
     }
 
+    func stagesFiles(forLengths lengths: [Int]) -> Bool {
+        lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
+    }
+
     func discard(key: String, staged: [StagedSlot?]) -> Bool {
         files.discard(key: key, staged: staged.map { $0?.inline == nil ? $0 : nil })
     }

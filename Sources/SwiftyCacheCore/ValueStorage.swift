@@ -97,6 +97,10 @@ protocol ValueStorage: Sendable {
 
     /// Whether enough garbage has piled up in shared files for a compaction pass.
     var needsCompaction: Bool { get }
+
+    /// Whether staging values of these lengths writes files (which a crash could leave, so the
+    /// edit's `DIRTY` line must come first), rather than keeping them in memory.
+    func stagesFiles(forLengths lengths: [Int]) -> Bool
 }
 
 extension ValueStorage {
@@ -106,6 +110,7 @@ extension ValueStorage {
     func shutDown() {}
     var corruptRecordCount: Int { 0 }
     var needsCompaction: Bool { false }
+    func stagesFiles(forLengths lengths: [Int]) -> Bool { true }
 }
 
 /// The committed state of an entry an edit replaces: publishing keeps the slots it does not

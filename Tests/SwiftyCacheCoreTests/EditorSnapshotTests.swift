@@ -242,9 +242,10 @@ import Testing
         try editor.setString("D", at: 1)
         try editor.commit()
         #expect(try cache.strings("k1") == ["C", "D"])
-        // The READ line stays buffered.
-        try expectJournal(
-            directory.url, ["DIRTY k1", "CLEAN k1 1 1", "DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"], storage: storage)
+        // The READ line stays buffered. A one-shot set of small values in packed storage
+        // stages nothing on disk, so it needs no DIRTY line; an editor always writes one.
+        let oneShot = storage.inlineLimit == nil ? ["DIRTY k1", "CLEAN k1 1 1"] : ["CLEAN k1 1 1"]
+        try expectJournal(directory.url, oneShot + ["DIRTY k1", "REMOVE k1", "CLEAN k1 1 1"], storage: storage)
         try cache.close()
         #expect(try openCache(directory.url, storage: storage).strings("k1") == ["C", "D"])
     }

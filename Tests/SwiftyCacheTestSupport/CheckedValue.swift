@@ -39,3 +39,17 @@ public enum CheckedValue {
         return hash
     }
 }
+
+extension CheckedValue {
+    /// The two slots of one commit of `key`: both carry `sequence`.
+    public static func pair(key: String, sequence: Int) -> [Data] {
+        (0..<2).map { make(key: key, slot: $0, sequence: sequence, fillerLength: sequence % 90) }
+    }
+
+    /// Whether `values` are the two slots of one commit of `key`, intact.
+    public static func isConsistentPair(_ values: [Data], key: String) -> Bool {
+        guard values.count == 2, let first = parse(values[0]), let second = parse(values[1]) else { return false }
+        return first.key == key && second.key == key && first.slot == 0 && second.slot == 1
+            && first.sequence == second.sequence
+    }
+}

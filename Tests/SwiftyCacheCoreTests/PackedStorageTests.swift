@@ -1,0 +1,321 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+/// Packed storage, read as the specification of its files: the segment header, the record
+/// layout, the journal lines that name records; and what it promises beyond file storage:
+/// checksummed reads, compaction that loses nothing, and crash recovery of segments.
+@Suite struct PackedStorageTests {
+    let directory = TemporaryDirectory()
+
+    func openPacked(
+        maxSize: Int = Int.max, inlineLimit: Int = DiskLRUCache.Storage.defaultInlineLimit,
+        segmentSize: Int64 = 4 << 20,
+        migrates: Bool = false, readOnly: Bool = false, syncsWrites: Bool = false
+    ) throws -> DiskLRUCache {
+        var options = DiskLRUCache.Options(
+            syncsWrites: syncsWrites, readOnly: readOnly, storage: .packed(inlineLimit: inlineLimit))
+        options.packedSegmentSize = segmentSize
+        options.migratesFileStorage = migrates
+        return try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: maxSize, options: options)
+    }
+
+    func segmentBytes(_ number: Int = 1) throws -> [UInt8] {
+        let name = String(format: "segment-%08d.pack", number)
+        return Array(try Data(contentsOf: directory.appending(name)))
+    }
+
+    func segmentNames() throws -> [String] {
+        try JournalFixture.fileNames(in: directory.url).filter { $0.hasPrefix("segment-") }
+    }
+
+    /// Bytes of all segment files.
+    func segmentFileBytes() throws -> Int {
+        try segmentNames().reduce(0) { $0 + (try segmentBytes(Int($1.dropFirst(8).prefix(8)) ?? 0).count) }
+    }
+
+    // MARK: The format
+
+    @Test func aCommitAppendsOneRecordAndTheJournalNamesIt() throws {
+        let cache = try openPacked()
+        try cache.set("k1", "abc", "de")
+        // The segment header, then the record of the sample in PackedRecord.swift.
+        let header = Array("swiftycache.seg\n".utf8)
+        let record: [UInt8] = [
+            0x53, 0x88, 0x36, 0xBA, 0x02, 0x03, 0, 0, 0, 0x02, 0, 0, 0, 0x6B, 0x31, 0x61, 0x62, 0x63, 0x64, 0x65,
+        ]
+        #expect(try segmentBytes() == header + record)
+        #expect(
+            try JournalFixture.allLines(in: directory.url) == [
+                "swiftycache.packed", "1", String(testAppVersion), "2", "16384", "", "CLEAN k1 3 2 1 16",
+            ])
+        #expect(
+            try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock", "segment-00000001.pack"])
+        #expect(try cache.strings("k1") == ["abc", "de"])
+    }
+
+    @Test func slotsAboveTheInlineLimitAreFilesAndTheRecordMarksThem() throws {
+        let cache = try openPacked(inlineLimit: 4)
+        try cache.set("k", "abcd", "longer than four")
+        #expect(try JournalFixture.readFile("k.1", in: directory.url) == "longer than four")
+        #expect(!JournalFixture.fileExists("k.0", in: directory.url))
+        let record = Array(try segmentBytes().dropFirst(16))
+        #expect(Array(record[5..<13]) == [4, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(record.count == 13 + 1 + 4)
+        #expect(try JournalFixture.rawBodyLines(in: directory.url) == ["DIRTY k", "CLEAN k 4 16 1 16"])
+        #expect(try cache.strings("k") == ["abcd", "longer than four"])
+        // Slot 1 shrinks into the record: its file goes.
+        try cache.setPartialData([1: Data("tiny".utf8)], forKey: "k")
+        #expect(!JournalFixture.fileExists("k.1", in: directory.url))
+        #expect(try cache.strings("k") == ["abcd", "tiny"])
+        // Every slot large: no record at all.
+        try cache.set("big", "0123456789", "9876543210")
+        #expect(try JournalFixture.rawBodyLines(in: directory.url).last == "CLEAN big 10 10 0 0")
+        #expect(try cache.strings("big") == ["0123456789", "9876543210"])
+    }
+
+    @Test func aStreamedValueSpillsToAFileOnlyPastTheInlineLimit() throws {
+        let cache = try openPacked(inlineLimit: 8)
+        let editor = try #require(try cache.edit("s"))
+        try editor.write(at: 0) { writer in
+            for _ in 0..<5 { try writer.write(Data("0123".utf8)) }
+        }
+        try editor.write(at: 1) { writer in try writer.write(Data("1234".utf8)) }
+        try editor.commit()
+        #expect(try JournalFixture.readFile("s.0", in: directory.url) == String(repeating: "0123", count: 5))
+        #expect(!JournalFixture.fileExists("s.1", in: directory.url))
+        #expect(!JournalFixture.fileExists("s.0.tmp", in: directory.url))
+        #expect(try cache.strings("s") == [String(repeating: "0123", count: 5), "1234"])
+    }
+
+    @Test func theInlineLimitOfAnExistingDirectoryWins() throws {
+        try openPacked(inlineLimit: 4).close()
+        let cache = try openPacked(inlineLimit: 1000)
+        try cache.set("k", "abcdef", "ab")
+        #expect(JournalFixture.fileExists("k.0", in: directory.url))
+        #expect(try JournalFixture.allLines(in: directory.url)[4] == "4")
+    }
+
+    // MARK: Damage
+
+    @Test func aBitFlippedInARecordIsAMissTheEntryDroppedAndCounted() throws {
+        let cache = try openPacked()
+        try cache.set("a", "first value", "second")
+        try cache.set("b", "other", "values")
+        var bytes = try segmentBytes()
+        bytes[16 + 20] ^= 0x04  // inside a's first value
+        try Data(bytes).write(to: directory.appending("segment-00000001.pack"))
+        #expect(try cache.data(forKey: "a") == nil)
+        #expect(cache.statistics.corruptRecordCount == 1)
+        #expect(try cache.contains("a") == false)
+        #expect(try cache.strings("b") == ["other", "values"])
+        #expect(try JournalFixture.bodyLines(in: directory.url).last == "REMOVE a")
+    }
+
+    @Test func aRecordTornByACrashIsAMissAndWritingGoesOnInANewSegment() throws {
+        let cache = try openPacked()
+        try cache.set("a", "aaaa", "aaaa")
+        try cache.set("b", "bbbb", "bbbb")
+        cache.simulateCrash()
+        // A power cut kept the CLEAN line but not all of b's record.
+        let bytes = try segmentBytes()
+        try Data(bytes.dropLast(3)).write(to: directory.appending("segment-00000001.pack"))
+        let reopened = try openPacked()
+        #expect(try reopened.strings("a") == ["aaaa", "aaaa"])
+        #expect(try reopened.strings("b") == nil)
+        #expect(reopened.statistics.corruptRecordCount == 1)
+        // Nothing is appended after a tail this session did not write.
+        try reopened.set("c", "cccc", "cccc")
+        #expect(try segmentNames() == ["segment-00000001.pack", "segment-00000002.pack"])
+        #expect(try reopened.strings("c") == ["cccc", "cccc"])
+    }
+
+    @Test func aCleanCloseLetsTheNextSessionAppendToTheLastSegment() throws {
+        let cache = try openPacked()
+        try cache.set("a", "aaaa", "aaaa")
+        try cache.close()
+        let reopened = try openPacked()
+        try reopened.set("b", "bbbb", "bbbb")
+        #expect(try segmentNames() == ["segment-00000001.pack"])
+        #expect(try reopened.strings("a") == ["aaaa", "aaaa"])
+        #expect(try reopened.strings("b") == ["bbbb", "bbbb"])
+    }
+
+    @Test func aSegmentDeletedUnderneathIsAMissAndTheCacheGoesOn() throws {
+        let cache = try openPacked(segmentSize: 64)
+        try cache.set("a", String(repeating: "a", count: 30), "a")
+        try cache.set("b", String(repeating: "b", count: 30), "b")
+        try cache.close()
+        try FileManager.default.removeItem(at: directory.appending("segment-00000001.pack"))
+        let reopened = try openPacked(segmentSize: 64)
+        #expect(try reopened.strings("a") == nil)
+        #expect(try reopened.strings("b") == [String(repeating: "b", count: 30), "b"])
+        // The active segment deleted while open: the next commit notices and starts another.
+        try FileManager.default.removeItem(at: directory.appending("segment-00000002.pack"))
+        try reopened.set("c", "cc", "cc")
+        try reopened.close()
+        let third = try openPacked(segmentSize: 64)
+        #expect(try third.strings("c") == ["cc", "cc"])
+        #expect(try third.strings("b") == nil)
+    }
+
+    @Test func aSegmentFileTheCacheDidNotWriteIsLeftAlone() throws {
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try JournalFixture.writeFile("segment-00000007.pack", "my notes", in: directory.url)
+        let cache = try openPacked()
+        try cache.set("a", "a", "a")
+        #expect(try JournalFixture.readFile("segment-00000007.pack", in: directory.url) == "my notes")
+        try cache.delete()
+        #expect(try JournalFixture.fileNames(in: directory.url) == ["segment-00000007.pack"])
+    }
+
+    // MARK: Storage choice
+
+    @Test func aDirectoryOpenedWithTheOtherStorageThrowsAndIsUntouched() throws {
+        try openCache(directory.url).set("k", "files", "mode")
+        let before = try JournalFixture.fileNames(in: directory.url)
+        expectError(.storageMismatch) { try openPacked() }
+        #expect(try JournalFixture.fileNames(in: directory.url) == before)
+
+        let other = TemporaryDirectory()
+        let packed = try openCache(other.url, storage: .packed)
+        try packed.set("k", "packed", "mode")
+        try packed.close()
+        let journal = try JournalFixture.readFile("journal", in: other.url)
+        expectError(.storageMismatch) { try openCache(other.url) }
+        expectError(.storageMismatch) {
+            try DiskLRUCache(
+                directory: other.url, appVersion: testAppVersion, valueCount: 2, maxSize: 100,
+                options: .init(readOnly: true))
+        }
+        #expect(try JournalFixture.readFile("journal", in: other.url) == journal)
+        #expect(try openCache(other.url, storage: .packed).strings("k") == ["packed", "mode"])
+    }
+
+    @Test func aFileStorageDirectoryIsConvertedKeepingItsEntries() throws {
+        let files = try openCache(directory.url)
+        try files.set("a", "a0", "a1")
+        try files.set("b", "b0", "b1")
+        _ = try files.data(forKey: "a")
+        try files.close()
+        let cache = try openPacked(migrates: true)
+        #expect(cache.recoveryReport.migratedFromFileStorage)
+        #expect(try cache.keys() == ["b", "a"])
+        #expect(try cache.strings("a") == ["a0", "a1"])
+        // A partial write moves the entry into a record; its files go.
+        try cache.setPartialData([1: Data("B1".utf8)], forKey: "b")
+        #expect(try cache.strings("b") == ["b0", "B1"])
+        #expect(!JournalFixture.fileExists("b.0", in: directory.url))
+        #expect(!JournalFixture.fileExists("b.1", in: directory.url))
+        #expect(JournalFixture.fileExists("a.0", in: directory.url))
+        try cache.remove("a")
+        #expect(!JournalFixture.fileExists("a.0", in: directory.url))
+        try cache.close()
+        let reopened = try openPacked()
+        #expect(!reopened.recoveryReport.migratedFromFileStorage)
+        #expect(try reopened.strings("b") == ["b0", "B1"])
+    }
+
+    // MARK: Compaction
+
+    @Test func compactionKeepsEveryLiveValueAndTheLRUOrderAndFreesTheGarbage() throws {
+        let cache = try openPacked(segmentSize: 1024)
+        for round in 0..<6 {
+            for i in 0..<40 { try cache.set("k\(i)", "round \(round) value \(i)", String(repeating: "x", count: i)) }
+        }
+        for i in stride(from: 0, to: 40, by: 3) { try cache.remove("k\(i)") }
+        _ = try cache.data(forKey: "k1")
+        let order = try cache.keys()
+        try cache.compact()
+        // Left: the segment headers and the live records (13 bytes, the key and the values each).
+        let live = (0..<40).filter { $0 % 3 != 0 }.reduce(0) { total, i in
+            total + 13 + "k\(i)".utf8.count + "round 5 value \(i)".utf8.count + i
+        }
+        let segments = try segmentNames().count
+        #expect(cache.statistics.compactedSegmentCount > 0)
+        #expect(try segmentFileBytes() == live + 16 * segments)
+        #expect(segments <= live / 1024 + 2)
+        #expect(try cache.keys() == order)
+        for i in 0..<40 where i % 3 != 0 {
+            #expect(try cache.strings("k\(i)") == ["round 5 value \(i)", String(repeating: "x", count: i)])
+        }
+        try cache.close()
+        // The reads above were uses, oldest key first; compaction's MOVE lines are not.
+        let reopened = try openPacked(segmentSize: 1024)
+        #expect(try reopened.keys() == (0..<40).filter { $0 % 3 != 0 }.map { "k\($0)" })
+        #expect(try reopened.strings("k2") == ["round 5 value 2", "xx"])
+        #expect(
+            try JournalFixture.rawBodyLines(in: directory.url).contains {
+                $0.hasPrefix("MOVE ") || $0.hasPrefix("CLEAN ")
+            })
+    }
+
+    @Test func backgroundCompactionBoundsTheDiskUnderChurn() throws {
+        let cache = try openPacked(maxSize: 8 << 10, segmentSize: 4 << 10)
+        for i in 0..<3000 { try cache.set("k\(i % 300)", String(repeating: "v", count: 40 + i % 30), "\(i)") }
+        cache.waitForBackgroundWork()
+        cache.waitForBackgroundWork()
+        let onDisk = try segmentFileBytes()
+        print("packed churn: \(onDisk) segment bytes for \(cache.size) live value bytes (max \(8 << 10))")
+        #expect(cache.statistics.compactedSegmentCount > 0)
+        #expect(Double(onDisk) <= 1.5 * Double(8 << 10) * 1.3 + Double(4 << 10) * 2)
+    }
+
+    @Test func aSnapshotReadsItsValuesAcrossCompactionAndAnEditorCommitsThroughIt() throws {
+        let cache = try openPacked(segmentSize: 256)
+        for i in 0..<20 { try cache.set("k\(i)", "old \(i)", "x") }
+        let snapshot = try #require(try cache.snapshot(forKey: "k3"))
+        let editor = try #require(try cache.edit("k4"))
+        try editor.setString("new 4", at: 0)
+        for i in 0..<20 where i != 4 { try cache.set("k\(i)", "new \(i)", "y") }
+        try cache.compact()
+        #expect(snapshot.string(at: 0) == "old 3")
+        #expect(snapshot.string(at: 1) == "x")
+        try editor.commit()
+        #expect(try cache.strings("k4") == ["new 4", "x"])
+        #expect(try cache.strings("k3") == ["new 3", "y"])
+        #expect(try snapshot.edit() == nil)  // the entry changed since
+    }
+
+    @Test func compactionRunsBesideReadersAndWriters() async throws {
+        let cache = try openPacked(segmentSize: 2048)
+        for i in 0..<50 { try await cache.setData(CheckedValue.pair(key: "k\(i)", sequence: 0), forKey: "k\(i)") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<3 {
+                group.addTask {
+                    for round in 1...150 {
+                        let key = "k\((round * 7 + worker * 13) % 50)"
+                        if worker == 0 {
+                            try await cache.setData(CheckedValue.pair(key: key, sequence: round), forKey: key)
+                        } else if let values = try await cache.data(forKey: key) {
+                            #expect(CheckedValue.isConsistentPair(values, key: key))
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<20 { try cache.compact() }
+            }
+            try await group.waitForAll()
+        }
+        for i in 0..<50 {
+            let values = try #require(try await cache.data(forKey: "k\(i)"))
+            #expect(CheckedValue.isConsistentPair(values, key: "k\(i)"))
+        }
+    }
+
+    // MARK: Other modes
+
+    @Test func syncedWritesAndAReadOnlyReaderWorkInPackedStorage() throws {
+        let cache = try openPacked(syncsWrites: true)
+        try cache.set("a", "aa", "aaa")
+        let reader = try openPacked(readOnly: true)
+        #expect(try reader.strings("a") == ["aa", "aaa"])
+        expectError(.readOnly) { try reader.compact() }
+        try cache.set("b", "bb", "bbb")
+        try reader.refresh()
+        #expect(try reader.strings("b") == ["bb", "bbb"])
+    }
+}
