@@ -44,7 +44,12 @@ extension CacheState {
         let editorID = nextEditorID
         nextEditorID += 1
         table.setEditor(index, editorID)
-        guard journalsDirty else { return editorID }
+        // An entry with values in files loses them when the commit publishes (packed storage
+        // deletes a file whose slot moves into the record): then DIRTY must come first too.
+        let replacesFiles =
+            table[index].isReadable
+            && storage.keepsFiles(location: table[index].location, lengths: table[index].lengths)
+        guard journalsDirty || replacesFiles else { return editorID }
         table.setDirtyJournaled(index, true)
         table.touch(index)
         journal.append(.dirty, key: key)

@@ -167,6 +167,10 @@ final class PackedStorage: ValueStorage {
         lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
     }
 
+    func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool {
+        lengths.indices.contains { isFileSlot($0, location: location, lengths: lengths) }
+    }
+
     func discard(key: String, staged: [StagedSlot?]) -> Bool {
         files.discard(key: key, staged: staged.map { $0?.inline == nil ? $0 : nil })
     }
@@ -446,7 +450,11 @@ final class PackedStorage: ValueStorage {
                 // Only a file with the segment header is the cache's: anything else stays.
                 guard let fd = try? fileSystem.open(path, flags: flags, mode: 0) else { continue }
                 let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
-                guard segment.hasValidHeader(), let size = try? fileSystem.size(of: fd) else { continue }
+                guard segment.hasValidHeader(), let size = try? fileSystem.size(of: fd) else {
+                    // A segment whose creation a crash interrupted: empty, or a torn header.
+                    if segment.isTornAtCreation() { try? fileSystem.unlink(path) }
+                    continue
+                }
                 guard let bytes = live[number] else {
                     try? fileSystem.unlink(path)
                     continue
@@ -546,6 +554,16 @@ final class SegmentFile: Sendable {
     }
 
     deinit { try? fileSystem.close(fd) }
+
+    /// Whether the file is shorter than the header and holds a prefix of it: a segment whose
+    /// creation a crash interrupted (the name and the header are the cache's).
+    func isTornAtCreation() -> Bool {
+        let header = PackedStorage.segmentHeader
+        guard let size = try? fileSystem.size(of: fd), size < Int64(header.count) else { return false }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let count = bytes.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? -1 }
+        return count == Int(size) && header.starts(with: bytes)
+    }
 
     /// Whether the file starts with the segment header (else it is not the cache's segment).
     func hasValidHeader() -> Bool {

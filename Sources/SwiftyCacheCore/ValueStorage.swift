@@ -101,6 +101,9 @@ protocol ValueStorage: Sendable {
     /// Whether staging values of these lengths writes files (which a crash could leave, so the
     /// edit's `DIRTY` line must come first), rather than keeping them in memory.
     func stagesFiles(forLengths lengths: [Int]) -> Bool
+
+    /// Whether committed values at `location` with `lengths` include files.
+    func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool
 }
 
 extension ValueStorage {
@@ -111,6 +114,7 @@ extension ValueStorage {
     var corruptRecordCount: Int { 0 }
     var needsCompaction: Bool { false }
     func stagesFiles(forLengths lengths: [Int]) -> Bool { true }
+    func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool { true }
 }
 
 /// The committed state of an entry an edit replaces: publishing keeps the slots it does not

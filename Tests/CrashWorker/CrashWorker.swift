@@ -23,11 +23,11 @@ enum CrashWorker {
         if arguments.count == 4, arguments[1] == "writer", let count = Int(arguments[3]) {
             writeEntries(arguments[2], commits: count)
         }
-        guard arguments.count == 6, let seed = UInt64(arguments[3]), let base = Int(arguments[4]),
-            let maxSize = Int(arguments[5])
+        guard arguments.count == 6 || arguments.count == 7, let seed = UInt64(arguments[3]),
+            let base = Int(arguments[4]), let maxSize = Int(arguments[5])
         else {
             FileHandle.standardError.write(
-                Data("usage: swiftycache-crash-worker DIR LOG SEED SEQ-BASE MAX-SIZE\n".utf8))
+                Data("usage: swiftycache-crash-worker DIR LOG SEED SEQ-BASE MAX-SIZE [files|packed]\n".utf8))
             exit(2)
         }
         let log = open(arguments[2], O_WRONLY | O_CREAT | O_APPEND, 0o600)
@@ -37,10 +37,16 @@ enum CrashWorker {
             _ = bytes.withUnsafeBytes { write(log, $0.baseAddress, $0.count) }
             fsync(log)
         }
+        // Packed: a small inline limit and small segments, so that values go both ways, segments
+        // roll and compaction runs often (the FLUSH operation compacts too).
+        let isPacked = arguments.count == 7 && arguments[6] == "packed"
+        var options = DiskLRUCache.Options(storage: isPacked ? .packed(inlineLimit: 2048) : .files)
+        options.packedSegmentSize = 64 << 10
         let cache: DiskLRUCache
         do {
             cache = try DiskLRUCache(
-                directory: URL(filePath: arguments[1]), appVersion: 1, valueCount: 2, maxSize: maxSize)
+                directory: URL(filePath: arguments[1]), appVersion: 1, valueCount: 2, maxSize: maxSize,
+                options: options)
         } catch {
             FileHandle.standardError.write(Data("open failed: \(error)\n".utf8))
             exit(4)
@@ -88,6 +94,7 @@ enum CrashWorker {
                 default:
                     record("B FLUSH - \(sequence)")
                     try cache.flush()
+                    if isPacked { try cache.compact() }
                     record("C")
                 }
             } catch {

@@ -61,9 +61,13 @@ extension Slow {
             let root = TemporaryDirectory()
             // Two directories: one without eviction, where every committed entry must be exactly
             // as logged, and one under eviction pressure, where an entry may also be gone.
-            let modes: [(directory: URL, log: URL, maxSize: Int)] = [
-                (root.appending("exact"), root.appending("exact.log"), Int.max),
-                (root.appending("evicting"), root.appending("evicting.log"), 40_000),
+            // Each in both storages; packed workers compact often, so kills land inside
+            // compaction too.
+            let modes: [(directory: URL, log: URL, maxSize: Int, storage: String)] = [
+                (root.appending("exact"), root.appending("exact.log"), Int.max, "files"),
+                (root.appending("evicting"), root.appending("evicting.log"), 40_000, "files"),
+                (root.appending("packed-exact"), root.appending("packed-exact.log"), Int.max, "packed"),
+                (root.appending("packed-evicting"), root.appending("packed-evicting.log"), 40_000, "packed"),
             ]
             for mode in modes {
                 _ = FileManager.default.createFile(atPath: mode.log.path(percentEncoded: false), contents: nil)
@@ -72,14 +76,14 @@ extension Slow {
             var survived = 0
             var outcomes = (committed: 0, dropped: 0, neverJournaled: 0, betweenOperations: 0, underEviction: 0)
             for round in 0..<Self.kills {
-                let mode = modes[round % 2]
+                let mode = modes[round % modes.count]
                 let before = Self.replay(try String(contentsOf: mode.log, encoding: .utf8)).completed
                 let process = Process()
                 process.executableURL = Self.worker
                 process.arguments = [
                     mode.directory.path(percentEncoded: false), mode.log.path(percentEncoded: false),
                     String(UInt64.random(in: 1...UInt64.max, using: &generator)), String((round + 1) * 1_000_000),
-                    String(mode.maxSize),
+                    String(mode.maxSize), mode.storage,
                 ]
                 let errors = Pipe()
                 process.standardError = errors
@@ -104,7 +108,8 @@ extension Slow {
                 let state: [String: [CheckedValue.Parsed]]
                 do {
                     // Checked without a size limit, so no eviction runs while it reads.
-                    state = try CacheInvariants.check(mode.directory)
+                    state = try CacheInvariants.check(
+                        mode.directory, storage: mode.storage == "packed" ? .packed(inlineLimit: 2048) : .files)
                 } catch {
                     Issue.record("kill \(round): \(error)")
                     return

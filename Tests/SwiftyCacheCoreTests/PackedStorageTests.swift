@@ -161,9 +161,10 @@ import Testing
         #expect(try third.strings("b") == nil)
     }
 
-    @Test func aSegmentFileTheCacheDidNotWriteIsLeftAlone() throws {
+    @Test func aSegmentFileTheCacheDidNotWriteIsLeftAloneAndOneTornAtCreationGoes() throws {
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try JournalFixture.writeFile("segment-00000007.pack", "my notes", in: directory.url)
+        try JournalFixture.writeFile("segment-00000003.pack", "swiftycache", in: directory.url)
         let cache = try openPacked()
         try cache.set("a", "a", "a")
         #expect(try JournalFixture.readFile("segment-00000007.pack", in: directory.url) == "my notes")

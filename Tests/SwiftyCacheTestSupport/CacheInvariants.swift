@@ -1,5 +1,5 @@
 public import Foundation
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 /// The checks every reliability suite runs after reopening a cache directory.
 public enum CacheInvariants {
@@ -15,20 +15,23 @@ public enum CacheInvariants {
     @discardableResult
     public static func check(
         _ directory: URL, appVersion: Int = 1, valueCount: Int = 2, maxSize: Int = Int.max, allowWipe: Bool = false,
-        checksValues: Bool = true
+        checksValues: Bool = true, storage: DiskLRUCache.Storage = .files
     ) throws -> [String: [CheckedValue.Parsed]] {
         let cache = try DiskLRUCache(
-            directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize)
+            directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize,
+            options: .init(storage: storage))
         defer { try? cache.close() }
         if !allowWipe, let reason = cache.recoveryReport.wipeReason {
             throw Violation(description: "the journal did not parse and the cache was wiped: \(reason)")
         }
         let keys = try cache.keys()
         var state: [String: [CheckedValue.Parsed]] = [:]
+        var bytesRead = 0
         for key in keys {
             guard let values = try cache.data(forKey: key) else {
                 throw Violation(description: "entry \(key) is listed but its files are missing")
             }
+            bytesRead += values.reduce(0) { $0 + $1.count }
             var parsed: [CheckedValue.Parsed] = []
             for (slot, value) in values.enumerated() where checksValues {
                 guard let fields = CheckedValue.parse(value) else {
@@ -53,7 +56,11 @@ public enum CacheInvariants {
                 throw Violation(description: "an unreferenced value file was left after open: \(name)")
             }
         }
-        let bytes = try JournalFixture.valueBytes(in: directory)
+        if cache.statistics.corruptRecordCount > 0 {
+            throw Violation(description: "\(cache.statistics.corruptRecordCount) packed records failed their checksum")
+        }
+        // File storage: the value files' sizes; packed storage: what was read back.
+        let bytes = storage.inlineLimit == nil ? try JournalFixture.valueBytes(in: directory) : bytesRead
         guard cache.size == bytes else {
             throw Violation(description: "size is \(cache.size) but the value files hold \(bytes) bytes")
         }
