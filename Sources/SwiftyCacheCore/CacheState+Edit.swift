@@ -92,6 +92,8 @@ extension CacheState {
             throw error
         }
         let location: ValueLocation
+        let replaced =
+            table[index].isReadable ? CommittedValues(location: table[index].location, lengths: table[index].lengths) : nil
         do {
             location = try publish(key: key, staged: staged, at: index)
         } catch {
@@ -105,6 +107,8 @@ extension CacheState {
                 table.setEditor(index, 0)
                 table.setDirtyJournaled(index, false)
                 dropDamagedEntry(index)
+                // Old and new files of the key may both be left: the next open sweeps them.
+                noteUndeletedFiles(of: key)
             }
             throw error.error
         }
@@ -131,10 +135,16 @@ extension CacheState {
             // The journal holds DIRTY without CLEAN, so a reopen would delete this entry:
             // forget it now too, so that memory and disk agree. The victims stay: the rebuild
             // that repairs the journal writes them from memory.
+            if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
+                noteUndeletedFiles(of: key)
+            }
             forgetEntryDeletingValues(index)
             throw error
         }
         for victim in victims { forgetEntryDeletingValues(victim) }
+        if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
+            noteUndeletedFiles(of: key)
+        }
         redundantOpCount += victims.count
         statistics.evictionCount += victims.count
         do {

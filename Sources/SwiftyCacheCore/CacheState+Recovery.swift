@@ -242,7 +242,12 @@ extension CacheState {
                 continue
             }
             let isLive = index.map { table[$0].isReadable } ?? false
-            guard wipe || file.isStaged || !isLive || file.slot >= valueCount else { continue }
+            // A live key's file that its values no longer use (packed: the slot is in a record).
+            let isStale =
+                isLive && file.slot < valueCount && !file.isStaged
+                && index.map { !storage.isFileSlot(file.slot, location: table[$0].location, lengths: table[$0].lengths) }
+                    ?? false
+            guard wipe || file.isStaged || !isLive || file.slot >= valueCount || isStale else { continue }
             if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }
         }
         report.unknownFiles = unknown.sorted()

@@ -220,23 +220,37 @@ final class PackedStorage: ValueStorage {
             throw PublishFailure(error: error, publishedAny: false)
         }
         let fileSlots = staged.map { value in value.flatMap { $0.inline == nil ? $0 : nil } }
-        // On failure the record just appended is garbage: nothing names it.
-        _ = try files.publish(key: key, staged: fileSlots, committed: nil)
+        do {
+            _ = try files.publish(key: key, staged: fileSlots, committed: nil)
+        } catch {
+            // The record just appended is garbage: nothing names it. Files already renamed
+            // into place go too: the entry is dropped (see `CacheState.completeEdit`).
+            if error.publishedAny {
+                for slot in fileSlots.indices where fileSlots[slot] != nil {
+                    try? files.removeValueFileIfPresent(key, slot, temporary: false)
+                }
+            }
+            throw error
+        }
         let oldSize = recordSize(key: key, lengths: oldLengths)
         state.withLock { segments in
             if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
             if oldLocation.segment != 0 { segments.addLiveBytes(-oldSize, in: oldLocation.segment) }
         }
-        // Slots that were files and are now in the record: their files are stale.
-        if committed != nil {
-            for slot in 0..<valueCount
-            where isFileSlot(slot, location: oldLocation, lengths: oldLengths)
-                && !isFileSlot(slot, location: location, lengths: lengths)
-            {
-                try? files.removeValueFileIfPresent(key, slot, temporary: false)
-            }
-        }
         return location
+    }
+
+    /// Deletes the files of slots that were files and are now in the record. Called once the
+    /// commit's `CLEAN` line is written, so a crash before it leaves the old values whole.
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: [Int]) -> Bool {
+        var deletedAll = true
+        for slot in 0..<valueCount
+        where isFileSlot(slot, location: old.location, lengths: old.lengths)
+            && !isFileSlot(slot, location: location, lengths: lengths)
+        {
+            do { try files.removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }
+        }
+        return deletedAll
     }
 
     /// Appends `record` to the active segment, rolling to a new one when it is full; returns

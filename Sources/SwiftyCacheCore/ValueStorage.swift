@@ -104,6 +104,14 @@ protocol ValueStorage: Sendable {
 
     /// Whether committed values at `location` with `lengths` include files.
     func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool
+
+    /// Whether `slot` of committed values at `location` with `lengths` is a file; the sweep
+    /// deletes a live key's file that is not (a crash after a commit moved it into a record).
+    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: [Int]) -> Bool
+
+    /// After a commit's `CLEAN` line: deletes the files of `old` values the new ones no longer
+    /// use. Returns `false` if one could not be deleted.
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: [Int]) -> Bool
 }
 
 extension ValueStorage {
@@ -115,6 +123,10 @@ extension ValueStorage {
     var needsCompaction: Bool { false }
     func stagesFiles(forLengths lengths: [Int]) -> Bool { true }
     func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool { true }
+    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: [Int]) -> Bool { true }
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: [Int]) -> Bool {
+        true
+    }
 }
 
 /// The committed state of an entry an edit replaces: publishing keeps the slots it does not

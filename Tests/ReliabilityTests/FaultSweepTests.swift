@@ -52,17 +52,29 @@ extension Slow {
                 attempt { _ = try cache.data(forKey: key) }
             }
             attempt { try cache.flush() }
+            attempt { try cache.compact() }
             return errors
         }
 
-        @Test(arguments: errnos)
-        func engineSurvivesAFaultAtEveryCall(errno code: Int32) throws {
+        /// Packed storage with a small inline limit and small segments: the workload's values
+        /// go to records and to files, segments roll, and compaction runs at the end.
+        static let packed = DiskLRUCache.Storage.packed(inlineLimit: 40)
+
+        static func options(_ storage: DiskLRUCache.Storage) -> DiskLRUCache.Options {
+            var options = DiskLRUCache.Options(storage: storage)
+            options.packedSegmentSize = 512
+            return options
+        }
+
+        @Test(arguments: errnos, [DiskLRUCache.Storage.files, packed])
+        func engineSurvivesAFaultAtEveryCall(errno code: Int32, storage: DiskLRUCache.Storage) throws {
             var faults = 0
             for faultIndex in 1... {
                 let directory = TemporaryDirectory("engine-sweep")
                 let fileSystem = FaultInjectingFileSystem()
                 let cache = try DiskLRUCache(
-                    directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 3_000, fileSystem: fileSystem)
+                    directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 3_000,
+                    options: Self.options(storage), fileSystem: fileSystem)
                 fileSystem.failCall(number: faultIndex, errno: code)
                 let errors = Self.engineWorkload(cache)
                 let reached = fileSystem.injectedFaults > 0
@@ -82,15 +94,15 @@ extension Slow {
                 #expect(try cache.data(forKey: "after") != nil)
                 try? cache.close()
                 do {
-                    try CacheInvariants.check(directory.url)
+                    try CacheInvariants.check(directory.url, storage: storage)
                 } catch {
-                    Issue.record("fault at call \(faultIndex) (\(code)): \(error)")
+                    Issue.record("fault at call \(faultIndex) (\(code), \(storage)): \(error)")
                 }
                 guard reached else { break }
                 faults += 1
             }
             #expect(faults > 100)
-            print("fault sweep: engine, errno \(code): \(faults) faults injected, one per call of the workload")
+            print("fault sweep: engine, \(storage), errno \(code): \(faults) faults injected, one per call of the workload")
         }
 
         @Test(arguments: errnos)
