@@ -93,7 +93,8 @@ extension CacheState {
         }
         let location: ValueLocation
         let replaced =
-            table[index].isReadable ? CommittedValues(location: table[index].location, lengths: table[index].lengths) : nil
+            table[index].isReadable
+            ? CommittedValues(location: table[index].location, lengths: table[index].lengths) : nil
         do {
             location = try publish(key: key, staged: staged, at: index)
         } catch {
@@ -135,7 +136,8 @@ extension CacheState {
             // The journal holds DIRTY without CLEAN, so a reopen would delete this entry:
             // forget it now too, so that memory and disk agree. The victims stay: the rebuild
             // that repairs the journal writes them from memory.
-            if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
+            if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths)
+            {
                 noteUndeletedFiles(of: key)
             }
             forgetEntryDeletingValues(index)

@@ -245,7 +245,9 @@ extension CacheState {
             // A live key's file that its values no longer use (packed: the slot is in a record).
             let isStale =
                 isLive && file.slot < valueCount && !file.isStaged
-                && index.map { !storage.isFileSlot(file.slot, location: table[$0].location, lengths: table[$0].lengths) }
+                && index.map {
+                    !storage.isFileSlot(file.slot, location: table[$0].location, lengths: table[$0].lengths)
+                }
                     ?? false
             guard wipe || file.isStaged || !isLive || file.slot >= valueCount || isStale else { continue }
             if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }

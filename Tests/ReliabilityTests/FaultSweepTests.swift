@@ -102,7 +102,9 @@ extension Slow {
                 faults += 1
             }
             #expect(faults > 100)
-            print("fault sweep: engine, \(storage), errno \(code): \(faults) faults injected, one per call of the workload")
+            print(
+                "fault sweep: engine, \(storage), errno \(code): \(faults) faults injected, one per call of the workload"
+            )
         }
 
         @Test(arguments: errnos)

@@ -18,6 +18,19 @@ import Testing
         #expect(try cache.data(forKey: "k") == [Data("a".utf8), Data("b".utf8)])
     }
 
+    @Test func syncingPackedCommitsForcesTheSegmentJournalAndDirectory() throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(syncsWrites: true, storage: .packed), fileSystem: fileSystem)
+        try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "first")
+        let before = fileSystem.calls(to: "fsync")
+        try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k")
+        // The segment (one record for both slots), the journal, and the directory.
+        #expect(fileSystem.calls(to: "fsync") - before == 3)
+        #expect(try cache.data(forKey: "k") == [Data("a".utf8), Data("b".utf8)])
+    }
+
     @Test func withoutSyncingNothingIsForced() throws {
         let fileSystem = FaultInjectingFileSystem()
         let cache = try DiskLRUCache(

@@ -162,7 +162,8 @@ extension Slow {
             _ = try cache.data(forKey: "beta")
             try cache.close()
             var files: [String: [UInt8]] = [:]
-            for name in try JournalFixture.fileNames(in: directory) where name != "journal.lock" && name != "journal.clean" {
+            for name in try JournalFixture.fileNames(in: directory)
+            where name != "journal.lock" && name != "journal.clean" {
                 files[name] = Array(try Data(contentsOf: directory.appending(path: name)))
             }
             return (files, values)
@@ -170,8 +171,9 @@ extension Slow {
 
         /// Case `index`: the base directory's files with one of them mutated (or deleted), and
         /// that file's name.
-        static func packedMutation(_ index: Int, of files: [String: [UInt8]]) -> (files: [String: [UInt8]], name: String)
-        {
+        static func packedMutation(_ index: Int, of files: [String: [UInt8]]) -> (
+            files: [String: [UInt8]], name: String
+        ) {
             var generator = SplitMix(state: UInt64(index) &* 0xD6E8_FEB8_6659_FD93 &+ 7)
             var files = files
             let names = files.keys.sorted()
@@ -239,7 +241,9 @@ extension Slow {
                     cache = try DiskLRUCache(
                         directory: directory, appVersion: 1, valueCount: 2, maxSize: 1 << 20,
                         options: .init(storage: .packed(inlineLimit: 16)))
-                } catch let error as CacheError where error.code == .notACacheDirectory || error.code == .storageMismatch {
+                } catch let error as CacheError
+                    where error.code == .notACacheDirectory || error.code == .storageMismatch
+                {
                     refused += 1
                     try FileManager.default.removeItem(at: directory)
                     continue
@@ -252,7 +256,8 @@ extension Slow {
                         // A slot kept in its own file carries no checksum (as in file storage):
                         // a file changed in place at the same length reads as it now is.
                         for slot in 0..<2 where mutatedName != "\(key).\(slot)" {
-                            #expect(read[slot] == values[key]?[slot], "case \(index): \(key) slot \(slot) read other bytes")
+                            #expect(
+                                read[slot] == values[key]?[slot], "case \(index): \(key) slot \(slot) read other bytes")
                         }
                         kept += 1
                     } else {
@@ -268,7 +273,8 @@ extension Slow {
             }
             #expect(kept > 0 && misses > 0)
             print(
-                "packed fuzz chunk \(chunk): \(kept) entries read back exact, \(misses) misses, \(refused) directories refused")
+                "packed fuzz chunk \(chunk): \(kept) entries read back exact, \(misses) misses, \(refused) directories refused"
+            )
         }
     }
 }

@@ -229,7 +229,7 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
     /// Commits `count` entries, cuts the power after them, remounts, and returns the reopened
     /// cache's entries by key, and the keys whose commit returned.
     static func commitThenCutPower(
-        syncsWrites: Bool, name: String
+        syncsWrites: Bool, storage: DiskLRUCache.Storage, name: String
     ) throws -> (returned: [String], found: [String: [CheckedValue.Parsed]])? {
         let root = TemporaryDirectory(name)
         guard let (image, mountPoint) = try mountImage(in: root, name: name) else { return nil }
@@ -238,7 +238,7 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
         do {
             let cache = try DiskLRUCache(
                 directory: cacheURL, appVersion: 1, valueCount: 2, maxSize: 1 << 30,
-                options: DiskLRUCache.Options(syncsWrites: syncsWrites))
+                options: DiskLRUCache.Options(syncsWrites: syncsWrites, storage: storage))
             for sequence in 1...40 {
                 let key = "k\(sequence)"
                 try cache.setData(
@@ -260,21 +260,31 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
             return nil
         }
         defer { _ = try? runCommand(["umount", mountPoint]) }
-        let found = try CacheInvariants.check(cacheURL, appVersion: 1, valueCount: 2, allowWipe: true)
+        let found = try CacheInvariants.check(
+            cacheURL, appVersion: 1, valueCount: 2, allowWipe: true, storage: storage)
         return (returned, found)
     }
 
-    @Test(.tags(.slow)) func withSyncedWritesEveryCommitThatReturnedSurvivesAPowerCut() throws {
-        guard let (returned, found) = try Self.commitThenCutPower(syncsWrites: true, name: "durable") else { return }
+    @Test(.tags(.slow), arguments: bothStorages)
+    func withSyncedWritesEveryCommitThatReturnedSurvivesAPowerCut(storage: DiskLRUCache.Storage) throws {
+        guard let (returned, found) = try Self.commitThenCutPower(syncsWrites: true, storage: storage, name: "durable")
+        else { return }
         let missing = returned.filter { found[$0] == nil }
-        print("power cut with syncsWrites: \(returned.count) commits returned, \(missing.count) missing after remount")
+        print(
+            "power cut with syncsWrites, \(storage): \(returned.count) commits returned, \(missing.count) missing after remount"
+        )
         #expect(missing.isEmpty, "lost: \(missing)")
     }
 
-    @Test(.tags(.slow)) func withoutSyncedWritesAPowerCutLeavesNothingTornOrMisattributed() throws {
+    @Test(.tags(.slow), arguments: bothStorages)
+    func withoutSyncedWritesAPowerCutLeavesNothingTornOrMisattributed(storage: DiskLRUCache.Storage) throws {
         // CacheInvariants.check verifies every surviving value is whole and its own key's.
-        guard let (returned, found) = try Self.commitThenCutPower(syncsWrites: false, name: "buffered") else { return }
-        print("power cut without syncsWrites: \(returned.count) commits returned, \(found.count) present after remount")
+        guard
+            let (returned, found) = try Self.commitThenCutPower(syncsWrites: false, storage: storage, name: "buffered")
+        else { return }
+        print(
+            "power cut without syncsWrites, \(storage): \(returned.count) commits returned, \(found.count) present after remount"
+        )
         #expect(Set(found.keys).isSubset(of: Set(returned)))
     }
 }

@@ -14,9 +14,15 @@ extension Slow {
     @Suite(.tags(.slow)) struct StressTests {
         static let seconds = ProcessInfo.processInfo.environment["SWIFTYCACHE_STRESS_SECONDS"].flatMap(Double.init) ?? 2
 
-        @Test func engineUnderSixteenThreads() throws {
+        /// Packed storage with an inline limit that sends the larger values to files, and small
+        /// segments that roll and get compacted (the flush operations compact too).
+        @Test(arguments: [DiskLRUCache.Storage.files, .packed(inlineLimit: 600)])
+        func engineUnderSixteenThreads(storage: DiskLRUCache.Storage) throws {
             let directory = TemporaryDirectory()
-            let cache = try DiskLRUCache(directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 60_000)
+            var options = DiskLRUCache.Options(storage: storage)
+            options.packedSegmentSize = 16 << 10
+            let cache = try DiskLRUCache(
+                directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 60_000, options: options)
             let operations = Atomic(0)
             let failures = LockedState<[String]>([])
             let deadline = DispatchTime.now() + Self.seconds
@@ -76,6 +82,7 @@ extension Slow {
                             try cache.evictAll()
                         default:
                             try cache.flush()
+                            if sequence % 4 == 0 { try cache.compact() }
                         }
                     } catch {
                         failures.withLock { $0.append("\(error)") }
@@ -85,8 +92,10 @@ extension Slow {
             }
             #expect(failures.withLock { $0 } == [])
             try cache.close()
-            try CacheInvariants.check(directory.url)
-            print("stress: engine, 16 threads, \(operations.load(ordering: .relaxed)) operations in \(Self.seconds) s")
+            try CacheInvariants.check(directory.url, storage: storage)
+            print(
+                "stress: engine, \(storage), 16 threads, \(operations.load(ordering: .relaxed)) operations in \(Self.seconds) s"
+            )
         }
 
         @Test func objectCacheUnderEightTasks() async throws {

@@ -5,10 +5,6 @@ import Testing
 
 let testAppVersion = 100
 
-/// The storages every behaviour test runs against: file storage (the Java layout) and packed
-/// storage with the default inline limit.
-let bothStorages: [DiskLRUCache.Storage] = [.files, .packed]
-
 func openCache(
     _ directory: URL, maxSize: Int = Int.max, valueCount: Int = 2, storage: DiskLRUCache.Storage = .files
 ) throws -> DiskLRUCache {
