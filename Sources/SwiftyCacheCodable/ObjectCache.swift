@@ -60,7 +60,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///     `nil`, is until evicted.
     ///   - clock: The current time, injectable for tests. The default is the system clock.
     ///   - keyHasher: Maps keys to engine keys. The default is SHA-256.
-    ///   - diskOptions: Options for the engine, such as `fsync` on commit.
+    ///   - diskOptions: Options for the engine, such as `fsync` on commit. Its storage, unless
+    ///     set, is packed: each entry one record in a segment file (see
+    ///     `DiskLRUCache.Storage`); a directory an earlier release wrote in file storage is
+    ///     converted on open, its entries kept.
     ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
     /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/invalidConfiguration`` for a bad
     ///   parameter, ``ObjectCacheError/Code/diskFailure`` (the engine's `CacheError` as its
@@ -107,10 +110,18 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         guard attachmentCount >= 0 else {
             throw ObjectCacheError.invalidConfiguration("attachmentCount must not be negative", operation: "open")
         }
+        // Packed storage unless the caller chose: an entry's envelope and payload are one
+        // record, one write and one read. A directory of an earlier release (file storage) is
+        // converted in place, its entries kept (`recoveryReport.migratedFromFileStorage`).
+        var options = diskOptions
+        if options.storage == nil {
+            options.storage = .packed
+            options.migratesFileStorage = true
+        }
         do {
             self.disk = try DiskLRUCache(
                 directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
-                maxSize: maxDiskSize, options: diskOptions, fileSystem: fileSystem)
+                maxSize: maxDiskSize, options: options, fileSystem: fileSystem)
         } catch {
             throw ObjectCacheError.wrapping(error, key: nil, operation: "open")
         }

@@ -10,9 +10,17 @@ extension DiskLRUCache {
     /// The bytes of the committed values stored in `directory`, a cache directory that is not
     /// open in this process.
     ///
-    /// - Complexity: O(files in the directory).
+    /// - Complexity: O(files in the directory) in file storage; in packed storage, a read-only
+    ///   open (O(journal)).
     package static func storedValueBytes(in directory: URL, fileSystem: any FileSystem = SystemFileSystem()) -> Int {
-        FileStorage.valueBytes(in: CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: directory)))
+        let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: directory))
+        guard let header = try? cacheDirectory.journalHeader(), case .packed(let inlineLimit) = header.format else {
+            return FileStorage.valueBytes(in: cacheDirectory)
+        }
+        let cache = try? DiskLRUCache(
+            directory: directory, appVersion: header.appVersion, valueCount: header.valueCount, maxSize: Int.max,
+            options: Options(readOnly: true, storage: .packed(inlineLimit: inlineLimit)), fileSystem: fileSystem)
+        return cache?.size ?? 0
     }
 
     /// Deletes a cache directory that no cache has open: opens it with the `appVersion` and
@@ -25,9 +33,11 @@ extension DiskLRUCache {
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: directory))
         guard try cacheDirectory.exists() else { return }
         let header = try cacheDirectory.journalHeader()
+        var storage = Storage.files
+        if case .packed(let inlineLimit) = header?.format { storage = .packed(inlineLimit: inlineLimit) }
         let cache = try DiskLRUCache(
             directory: directory, appVersion: header?.appVersion ?? 1, valueCount: header?.valueCount ?? 1,
-            maxSize: Int.max, fileSystem: fileSystem)
+            maxSize: Int.max, options: Options(storage: storage), fileSystem: fileSystem)
         try cache.delete()
     }
 }

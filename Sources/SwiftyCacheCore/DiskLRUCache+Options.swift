@@ -20,13 +20,15 @@ extension DiskLRUCache {
         /// has since changed or removed reads as a miss, never as a mix of two versions.
         public var readOnly: Bool
 
-        /// Where values are kept: one file per slot (``Storage/files``, the default, the Java
-        /// `DiskLruCache` format) or records in segment files (``Storage/packed``).
-        public var storage: Storage
+        /// Where values are kept: one file per slot (``Storage/files``, the Java `DiskLruCache`
+        /// format) or records in segment files (``Storage/packed``). `nil`, the default, is the
+        /// opening layer's choice: files for a `DiskLRUCache`, packed for an `ObjectCache`.
+        public var storage: Storage?
 
         /// Whether opening a file-storage directory with packed storage converts it (keeping
-        /// its entries) instead of throwing ``CacheError/Code/storageMismatch``. For
-        /// `ObjectCache`, whose directories were file storage before packed storage existed.
+        /// its entries) instead of throwing ``CacheError/Code/storageMismatch``; a read-only
+        /// cache reads it as file storage. For `ObjectCache`, whose directories were file
+        /// storage before packed storage existed.
         package var migratesFileStorage = false
 
         /// The size at which packed segments roll; small in tests, so that a few entries span
@@ -36,8 +38,9 @@ extension DiskLRUCache {
         /// - Parameters:
         ///   - syncsWrites: Whether commits `fsync`. The default is `false`.
         ///   - readOnly: Whether the cache only reads. The default is `false`.
-        ///   - storage: Where values are kept. The default is ``Storage/files``.
-        public init(syncsWrites: Bool = false, readOnly: Bool = false, storage: Storage = .files) {
+        ///   - storage: Where values are kept. The default, `nil`, is ``Storage/files`` for a
+        ///     `DiskLRUCache`.
+        public init(syncsWrites: Bool = false, readOnly: Bool = false, storage: Storage? = nil) {
             self.syncsWrites = syncsWrites
             self.readOnly = readOnly
             self.storage = storage

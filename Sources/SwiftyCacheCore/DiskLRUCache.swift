@@ -98,7 +98,7 @@ public final class DiskLRUCache: Sendable {
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
         // A `journal` of something else is refused before anything is created; one of the
         // other storage too, unless it is file storage that this open converts.
-        let requested = options.storage.format
+        let requested = (options.storage ?? .files).format
         var format = requested
         var replayFormat = requested
         if let found = try cacheDirectory.journalHeader()?.format, found != requested {
@@ -106,7 +106,10 @@ public final class DiskLRUCache: Sendable {
             case (.packed, .packed):
                 format = found  // the directory keeps the inline limit it was created with
                 replayFormat = found
-            case (.files, .packed) where options.migratesFileStorage && !options.readOnly:
+            case (.files, .packed) where options.migratesFileStorage && options.readOnly:
+                format = .files  // nothing is written: read it as it is
+                replayFormat = .files
+            case (.files, .packed) where options.migratesFileStorage:
                 replayFormat = .files
             default:
                 throw CacheError.storageMismatch(path: cacheDirectory.journalPath, found: found, requested: requested)

@@ -129,7 +129,7 @@ extension Slow {
             try await cache.save()
             for key in cache.keys() { #expect(try await cache.value(forKey: key) == "value of \(key)") }
             try cache.close()
-            try CacheInvariants.check(directory.url, checksValues: false)
+            try CacheInvariants.check(directory.url, checksValues: false, storage: .packed)
             print(
                 "stress: ObjectCache, 8 tasks, \(operations.value.load(ordering: .relaxed)) operations in \(Self.seconds) s"
             )

@@ -88,7 +88,7 @@ let sampleNote = Note(
         let reopened = try ObjectCache<String, Note>(directory: directory.url, format: format)
         #expect(try reopened.value(forKey: "n") == sampleNote)
         #expect(reopened.statistics.diskHits == 1)
-        let payload = try Data(contentsOf: directory.appending(SHA256.hexDigest(Data("s:n".utf8)) + ".1"))
+        let payload = try engineSlot(1, of: "s:n", in: reopened)
         switch name {
         case "json": #expect(payload.first == UInt8(ascii: "{"))
         case "binary plist": #expect(payload.starts(with: Data("bplist".utf8)))
@@ -103,8 +103,7 @@ let sampleNote = Note(
         }
         let cache = try ObjectCache<String, Note>(directory: directory.url, format: format)
         try cache.set(sampleNote, forKey: "n")
-        let payload = try String(
-            contentsOf: directory.appending(SHA256.hexDigest(Data("s:n".utf8)) + ".1"), encoding: .utf8)
+        let payload = String(decoding: try engineSlot(1, of: "s:n", in: cache), as: UTF8.self)
         #expect(payload.contains("1970-01-01T00:16:40Z"))
         cache.clearMemory()
         #expect(try cache.value(forKey: "n") == sampleNote)
@@ -114,8 +113,7 @@ let sampleNote = Note(
         let cache = try ObjectCache<String, Data>(directory: directory.url)
         let bytes = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0) })
         try cache.set(bytes, forKey: "blob")
-        let file = try Data(contentsOf: directory.appending(SHA256.hexDigest(Data("s:blob".utf8)) + ".1"))
-        #expect(file == bytes)
+        #expect(try engineSlot(1, of: "s:blob", in: cache) == bytes)
         cache.clearMemory()
         #expect(try cache.value(forKey: "blob") == bytes)
     }
@@ -124,9 +122,8 @@ let sampleNote = Note(
         let cache = try ObjectCache<String, VoiceNote>(directory: directory.url)
         let audio = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0 * 13) })
         try cache.set(VoiceNote(title: "memo", audio: audio), forKey: "v1")
-        let base = SHA256.hexDigest(Data("s:v1".utf8))
-        #expect(try Data(contentsOf: directory.appending(base + ".2")) == audio)
-        let payload = try String(contentsOf: directory.appending(base + ".1"), encoding: .utf8)
+        #expect(try engineSlot(2, of: "s:v1", in: cache) == audio)
+        let payload = String(decoding: try engineSlot(1, of: "s:v1", in: cache), as: UTF8.self)
         #expect(payload == #"{"title":"memo"}"#)
         cache.clearMemory()
         #expect(try cache.attachment(0, forKey: "v1") == audio)
@@ -330,7 +327,8 @@ let sampleNote = Note(
         let cache = try ObjectCache<String, String>(directory: directory.url)
         try cache.set("v", forKey: "k")
         try cache.close()
-        let engine = try DiskLRUCache(directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20)
+        let engine = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20, options: .init(storage: .packed))
         try engine.setPartialData([0: Data("garbage".utf8)], forKey: SHA256.hexDigest(Data("s:k".utf8)))
         try engine.close()
         let reopened = try ObjectCache<String, String>(directory: directory.url)
@@ -406,3 +404,10 @@ let sampleNote = Note(
 /// Lets one test clear caches of different types in a loop.
 protocol ClearableMemory { func clearMemory() }
 extension ObjectCache: ClearableMemory {}
+
+/// Slot `slot` of the engine entry that holds `keyBytes` (the key coding's bytes, such as
+/// `s:n` for the string key `n`), read through the engine without touching its LRU order.
+func engineSlot<Key, Value>(_ slot: Int, of keyBytes: String, in cache: ObjectCache<Key, Value>) throws -> Data {
+    let snapshot = try #require(try cache.disk.peekSnapshot(forKey: SHA256.hexDigest(Data(keyBytes.utf8))))
+    return try snapshot.readData(at: slot)
+}

@@ -1,0 +1,75 @@
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+/// `ObjectCache` keeps its entries in packed storage unless told otherwise, and converts the
+/// directories earlier releases wrote in file storage.
+@Suite struct ObjectCacheStorageTests {
+    let directory = TemporaryDirectory()
+    let note = Note(title: "groceries", tags: ["home"], created: Date(timeIntervalSince1970: 1_000), body: "milk, eggs")
+
+    @Test func anEntryIsOneRecordInASegment() throws {
+        let cache = try ObjectCache<String, Note>(directory: directory.url)
+        try cache.set(note, forKey: "n")
+        #expect(try JournalFixture.allLines(in: directory.url).first == "swiftycache.packed")
+        #expect(
+            try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock", "segment-00000001.pack"])
+        // Envelope and payload: one CLEAN line naming one record, no DIRTY line before it.
+        let lines = try JournalFixture.rawBodyLines(in: directory.url)
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("CLEAN ") == true)
+        cache.clearMemory()
+        #expect(try cache.value(forKey: "n") == note)
+    }
+
+    @Test func aDirectoryAnEarlierReleaseWroteInFileStorageIsConvertedKeepingItsEntries() throws {
+        let old = try ObjectCache<String, Note>(directory: directory.url, diskOptions: .init(storage: .files))
+        try old.set(note, forKey: "n")
+        try old.set(Note(title: "other", tags: [], created: Date(timeIntervalSince1970: 5), body: ""), forKey: "m")
+        try old.close()
+        #expect(try JournalFixture.allLines(in: directory.url).first == JournalFixture.magic)
+        let reader = try ObjectCache<String, Note>(directory: directory.url, diskOptions: .init(readOnly: true))
+        #expect(!reader.recoveryReport.migratedFromFileStorage)
+        #expect(try reader.value(forKey: "n") == note)
+        try reader.close()
+
+        let cache = try ObjectCache<String, Note>(directory: directory.url)
+        #expect(cache.recoveryReport.migratedFromFileStorage)
+        #expect(!cache.recoveryReport.wasWiped)
+        #expect(try cache.value(forKey: "n") == note)
+        try cache.set(note, forKey: "m")
+        try cache.close()
+        #expect(try JournalFixture.allLines(in: directory.url).first == JournalFixture.packedMagic)
+        let reopened = try ObjectCache<String, Note>(directory: directory.url)
+        #expect(!reopened.recoveryReport.migratedFromFileStorage)
+        #expect(try reopened.value(forKey: "m") == note)
+        #expect(try reopened.value(forKey: "n") == note)
+    }
+
+    @Test func askingForFileStorageOnAPackedDirectoryIsAnError() throws {
+        try ObjectCache<String, Note>(directory: directory.url).set(note, forKey: "n")
+        do {
+            _ = try ObjectCache<String, Note>(directory: directory.url, diskOptions: .init(storage: .files))
+            Issue.record("opened a packed directory as file storage")
+        } catch let error as ObjectCacheError {
+            #expect((error.cause as? CacheError)?.code == .storageMismatch)
+        }
+    }
+
+    @Test func aStoreSizesAndClearsItsClosedPackedNamespaces() throws {
+        do {
+            let store = CacheStore(directory: directory.url)
+            let notes = try store.objects("notes", of: Note.self)
+            try notes.set(note, forKey: "n")
+            #expect(store.totalSize() == notes.diskSize)
+            try notes.close()
+        }
+        let reopened = CacheStore(directory: directory.url)
+        let size = reopened.totalSize()
+        #expect(size > 20 && size < 400)
+        try reopened.clearAll()
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("notes").path(percentEncoded: false)))
+    }
+}
