@@ -154,6 +154,11 @@ enum SwiftyCacheBench {
             settle()
             add(try await ObjectCacheWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
         }
+        if options.workloads.contains("packed-profile") {
+            for size in options.valueSizes {
+                add(try PackedProfileWorkload(count: options.count, valueSize: size, scratch: scratch).run())
+            }
+        }
         if options.workloads.contains("sqlite") {
             settle()
             let (figures, ratios) = try SQLiteWorkloads(count: options.count, rounds: options.rounds, scratch: scratch)

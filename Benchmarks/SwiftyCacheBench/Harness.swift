@@ -110,6 +110,33 @@ func alternating(
     )
 }
 
+/// Times `count` operations of several contenders, in chunks of `chunk` operations, each
+/// chunk's order rotated, so that drift in the machine's speed falls on all of them alike.
+func interleaved(_ count: Int, chunk: Int = 250, _ contenders: [(Int) throws -> Void]) throws -> [Run] {
+    var runs = contenders.map { _ in Run(operations: count, seconds: 0, latencies: [], chunks: []) }
+    for index in runs.indices { runs[index].latencies.reserveCapacity(count) }
+    var start = 0
+    var rotation = 0
+    while start < count {
+        let end = min(start + chunk, count)
+        for step in contenders.indices {
+            let side = (step + rotation) % contenders.count
+            let begin = nanoseconds()
+            for i in start..<end {
+                let before = nanoseconds()
+                try contenders[side](i)
+                runs[side].latencies.append(Double(nanoseconds() - before))
+            }
+            let elapsed = Double(nanoseconds() - begin) / 1e9
+            runs[side].seconds += elapsed
+            runs[side].chunks.append(elapsed / Double(end - start))
+        }
+        rotation += 1
+        start = end
+    }
+    return runs
+}
+
 /// Summaries of a workload and its baseline, run together by `alternating`, with the paired
 /// cost ratio filled in on the workload's figure.
 func summarizePair(_ name: String, _ runs: [Run], baseline baselineName: String, _ baselineRuns: [Run]) -> (

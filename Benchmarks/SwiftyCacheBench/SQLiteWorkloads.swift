@@ -43,6 +43,37 @@ struct SQLiteWorkloads {
         return (rows + noteRows, derived + noteDerived)
     }
 
+    /// The four contenders of one round, opened in fresh directories.
+    private struct Contenders {
+        var files: DiskLRUCache
+        var packed: DiskLRUCache
+        var floor: PackedFloor
+        var database: SQLiteStore
+        var filesDirectory: URL
+        var packedDirectory: URL
+        var databasePath: String
+    }
+
+    private func openContenders(_ name: String, maxSize: Int) throws -> Contenders? {
+        let filesDirectory = scratch.fresh("files-\(name)")
+        let packedDirectory = scratch.fresh("packed-\(name)")
+        let databasePath = scratch.fresh("sqlite-\(name)").path(percentEncoded: false)
+        try FileManager.default.createDirectory(atPath: databasePath, withIntermediateDirectories: true)
+        guard let database = SQLiteStore(path: databasePath + "/kv.sqlite", slots: 2) else {
+            print("sqlite: the database could not be opened; the SQLite baseline rows are skipped")
+            return nil
+        }
+        return Contenders(
+            files: try DiskLRUCache(directory: filesDirectory, appVersion: 1, valueCount: 2, maxSize: maxSize),
+            packed: try DiskLRUCache(
+                directory: packedDirectory, appVersion: 1, valueCount: 2, maxSize: maxSize,
+                options: .init(storage: .packed)),
+            floor: PackedFloor(directory: scratch.fresh("packed-floor-\(name)")), database: database,
+            filesDirectory: filesDirectory, packedDirectory: packedDirectory, databasePath: databasePath)
+    }
+
+    /// Files, packed, the packed floor and SQLite, operation by operation in the same rounds,
+    /// 2 slots of `valueSize` bytes per entry.
     private func slotWorkloads(valueSize: Int) throws -> ([(engine: Figure, floor: Figure?)], [(String, Double)]) {
         var generator = SeededGenerator(seed: 11)
         let pool = (0..<64).map { _ in
@@ -51,86 +82,138 @@ struct SQLiteWorkloads {
         let keys = (0..<count).map { "key-\($0)" }
         var order = Array(0..<count)
         order.shuffle(using: &generator)
-        var engine: [String: [Run]] = [:]
-        var sqlite: [String: [Run]] = [:]
-        var diskRatios: (engine: [Double], sqlite: [Double]) = ([], [])
+        let names = ["files", "packed", "packed floor", "sqlite"]
+        var runs: [String: [[Run]]] = [:]  // operation → rounds → one run per contender
+        var disk: [String: [Double]] = [:]
+        var reopens: (files: [Run], packed: [Run], sqlite: [Run]) = ([], [], [])
+        let label = "2 × \(valueSize >= 1024 ? "\(valueSize / 1024) KiB" : "\(valueSize) B")"
         for round in -1..<rounds {
-            let directory = scratch.fresh("vs-sqlite-\(valueSize)")
-            var cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-            let databasePath = scratch.fresh("sqlite-\(valueSize)").path(percentEncoded: false)
-            try FileManager.default.createDirectory(atPath: databasePath, withIntermediateDirectories: true)
-            guard var database = SQLiteStore(path: databasePath + "/kv.sqlite", slots: 2) else {
-                print("sqlite: the database could not be opened; the SQLite baseline rows are skipped")
-                return ([], [])
-            }
-            var results: [(String, Run, Run)] = []
-            let (se, ss) = try alternating(
-                count, first: { try cache.setData(pool[$0 % 64], forKey: keys[$0]) },
-                second: { database.set(keys[$0], pool[$0 % 64]) })
-            results.append(("set", se, ss))
-            try cache.flush()
-            database.checkpoint()
+            guard var c = try openContenders("\(valueSize)", maxSize: Int.max) else { return ([], []) }
+            var results: [(String, [Run])] = []
+            results.append(
+                (
+                    "set",
+                    try interleaved(
+                        count,
+                        [
+                            { try c.files.setData(pool[$0 % 64], forKey: keys[$0]) },
+                            { try c.packed.setData(pool[$0 % 64], forKey: keys[$0]) },
+                            { c.floor.set(keys[$0], pool[$0 % 64]) },
+                            { c.database.set(keys[$0], pool[$0 % 64]) },
+                        ])
+                ))
+            try c.files.flush()
+            try c.packed.flush()
+            try c.packed.compact()
+            c.database.checkpoint()
             let valueBytes = Double(count * 2 * valueSize)
-            diskRatios.engine.append(Double(allocatedBytes(atPath: directory.path(percentEncoded: false))) / valueBytes)
-            diskRatios.sqlite.append(Double(allocatedBytes(atPath: databasePath)) / valueBytes)
-            let (ge, gs) = try alternating(
-                count, first: { _ = try cache.data(forKey: keys[order[$0]]) },
-                second: { _ = database.get(keys[order[$0]], slots: 2) })
-            results.append(("get", ge, gs))
-            try cache.close()
+            disk["files", default: []].append(
+                Double(allocatedBytes(atPath: c.filesDirectory.path(percentEncoded: false))) / valueBytes)
+            disk["packed", default: []].append(
+                Double(allocatedBytes(atPath: c.packedDirectory.path(percentEncoded: false))) / valueBytes)
+            disk["sqlite", default: []].append(Double(allocatedBytes(atPath: c.databasePath)) / valueBytes)
+            results.append(
+                (
+                    "get",
+                    try interleaved(
+                        count,
+                        [
+                            { _ = try c.files.data(forKey: keys[order[$0]]) },
+                            { _ = try c.packed.data(forKey: keys[order[$0]]) },
+                            { _ = c.floor.get(keys[order[$0]]) },
+                            { _ = c.database.get(keys[order[$0]], slots: 2) },
+                        ])
+                ))
+            try c.files.close()
+            try c.packed.close()
             // Reopen and a first read, one of each, alternating over the rounds.
-            let reopenEngine = try timed(1, perOperation: false) { _ in
-                cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-                _ = try cache.data(forKey: keys[0])
+            let reopenFiles = try timed(1, perOperation: false) { _ in
+                c.files = try DiskLRUCache(directory: c.filesDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+                _ = try c.files.data(forKey: keys[0])
+            }
+            let reopenPacked = try timed(1, perOperation: false) { _ in
+                c.packed = try DiskLRUCache(
+                    directory: c.packedDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max,
+                    options: .init(storage: .packed))
+                _ = try c.packed.data(forKey: keys[0])
             }
             let reopenSQLite = timed(1, perOperation: false) { _ in
-                database = SQLiteStore(path: databasePath + "/kv.sqlite", slots: 2) ?? database
-                _ = database.get(keys[0], slots: 2)
+                c.database = SQLiteStore(path: c.databasePath + "/kv.sqlite", slots: 2) ?? c.database
+                _ = c.database.get(keys[0], slots: 2)
             }
-            let (re, rs) = try alternating(
-                count, first: { _ = try cache.remove(keys[order[$0]]) },
-                second: { database.remove(keys[order[$0]]) })
-            results.append(("remove", re, rs))
-            try cache.close()
+            results.append(
+                (
+                    "remove",
+                    try interleaved(
+                        count,
+                        [
+                            { _ = try c.files.remove(keys[order[$0]]) },
+                            { _ = try c.packed.remove(keys[order[$0]]) },
+                            { c.floor.remove(keys[order[$0]]) },
+                            { c.database.remove(keys[order[$0]]) },
+                        ])
+                ))
+            try c.files.close()
+            try c.packed.close()
 
             // Churn: 4N new keys with room for a quarter of them: eviction against delete-oldest.
-            let churnCache = try DiskLRUCache(
-                directory: scratch.fresh("vs-sqlite-churn-\(valueSize)"), appVersion: 1, valueCount: 2,
-                maxSize: count * 2 * valueSize)
-            let churnPath = scratch.fresh("sqlite-churn-\(valueSize)").path(percentEncoded: false)
-            try FileManager.default.createDirectory(atPath: churnPath, withIntermediateDirectories: true)
-            guard let churnDatabase = SQLiteStore(path: churnPath + "/kv.sqlite", slots: 2) else { return ([], []) }
-            let (ce, cs) = try alternatingChurn(
-                count: count, pool: pool, cache: churnCache, set: churnDatabase.set, remove: churnDatabase.remove)
-            results.append(("churn", ce, cs))
-            try churnCache.close()
-            guard round >= 0 else { continue }
-            for (name, e, s) in results {
-                engine[name, default: []].append(e)
-                sqlite[name, default: []].append(s)
+            guard let churn = try openContenders("churn-\(valueSize)", maxSize: count * 2 * valueSize) else {
+                return ([], [])
             }
-            engine["reopen", default: []].append(reopenEngine)
-            sqlite["reopen", default: []].append(reopenSQLite)
+            results.append(
+                (
+                    "churn",
+                    try interleaved(
+                        4 * count,
+                        [
+                            { try churn.files.setData(pool[$0 % 64], forKey: "churn-\($0)") },
+                            { try churn.packed.setData(pool[$0 % 64], forKey: "churn-\($0)") },
+                            { i in
+                                churn.floor.set("churn-\(i)", pool[i % 64])
+                                if i >= count { churn.floor.remove("churn-\(i - count)") }
+                            },
+                            { i in
+                                churn.database.set("churn-\(i)", pool[i % 64])
+                                if i >= count { churn.database.remove("churn-\(i - count)") }
+                            },
+                        ])
+                ))
+            churn.packed.waitForBackgroundWork()
+            disk["packed churn", default: []].append(
+                Double(allocatedBytes(atPath: churn.packedDirectory.path(percentEncoded: false)))
+                    / Double(count * 2 * valueSize))
+            try churn.files.close()
+            try churn.packed.close()
+            guard round >= 0 else { continue }
+            for (name, contenderRuns) in results { runs[name, default: []].append(contenderRuns) }
+            reopens.files.append(reopenFiles)
+            reopens.packed.append(reopenPacked)
+            reopens.sqlite.append(reopenSQLite)
         }
-        let label = "2 × \(valueSize >= 1024 ? "\(valueSize / 1024) KiB" : "\(valueSize) B")"
         var rows: [(engine: Figure, floor: Figure?)] = []
         for name in ["set", "get", "remove", "churn"] {
-            guard let runs = engine[name], let baseline = sqlite[name] else { continue }
-            let (figure, base) = summarizePair(
-                "files vs sqlite \(name) \(label)", runs, baseline: "sqlite \(name) \(label)", baseline)
-            rows.append((figure, base))
+            guard let rounds = runs[name] else { continue }
+            let byContender = names.indices.map { index in rounds.map { $0[index] } }
+            let sqlite = byContender[3]
+            rows.append(summarizePair("files vs sqlite \(name) \(label)", byContender[0], baseline: "sqlite", sqlite))
+            rows.append(summarizePair("packed vs sqlite \(name) \(label)", byContender[1], baseline: "sqlite", sqlite))
+            if name != "churn" {
+                rows.append(
+                    summarizePair(
+                        "packed vs floor \(name) \(label)", byContender[1], baseline: "packed floor", byContender[2]))
+            }
         }
-        if let runs = engine["reopen"], let baseline = sqlite["reopen"] {
-            rows.append(
-                (
-                    summarize("files reopen \(label)", runs),
-                    summarize("sqlite reopen \(label)", baseline)
-                ))
-        }
+        rows.append((summarize("files reopen \(label)", reopens.files), summarize("sqlite reopen", reopens.sqlite)))
+        rows.append((summarize("packed reopen \(label)", reopens.packed), summarize("sqlite reopen", reopens.sqlite)))
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
         let derived = [
-            ("allocated disk per value byte, files \(label)", median(diskRatios.engine)),
-            ("allocated disk per value byte, sqlite \(label)", median(diskRatios.sqlite)),
+            ("allocated disk per value byte, files \(label)", median(disk["files"] ?? [0])),
+            ("allocated disk per value byte, packed after compaction \(label)", median(disk["packed"] ?? [0])),
+            (
+                "allocated disk per value byte, packed under churn (maxSize = N values) \(label)",
+                median(disk["packed churn"] ?? [0])
+            ),
+            ("allocated disk per value byte, sqlite \(label)", median(disk["sqlite"] ?? [0])),
         ]
         return (rows, derived)
     }

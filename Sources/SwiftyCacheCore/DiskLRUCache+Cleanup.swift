@@ -39,6 +39,11 @@ extension DiskLRUCache {
     /// `untilClean`, while any segment holds garbage, at most once per segment that exists).
     func compactSegments(untilClean: Bool) throws {
         guard let packed = storage as? PackedStorage else { return }
+        // One compaction at a time (the background one, or an explicit `compact()`).
+        try compactionGate.withLock { _ in try compactSegments(in: packed, untilClean: untilClean) }
+    }
+
+    private func compactSegments(in packed: PackedStorage, untilClean: Bool) throws {
         var passes = 0
         while passes <= packed.segmentCount {
             passes += 1

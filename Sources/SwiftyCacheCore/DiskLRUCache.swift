@@ -49,6 +49,8 @@ public final class DiskLRUCache: Sendable {
     let storage: any ValueStorage
     let state: LockedState<CacheState>
     let cleanupQueue: DispatchQueue
+    /// Held for the whole of a compaction pass, so that passes never overlap.
+    let compactionGate = LockedState(())
 
     /// Opens the cache in `directory`, creating the directory (mode 0700) if needed.
     ///

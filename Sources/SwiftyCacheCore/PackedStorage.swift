@@ -132,7 +132,7 @@ final class PackedStorage: ValueStorage {
 
     /// The size of the record `key` with `lengths` occupies; 0 when it has none.
     func recordSize(key: String, lengths: [Int]) -> Int64 {
-        Int64(PackedRecord.size(keyLength: key.utf8.count, lengths: lengths, inlineLimit: inlineLimit) ?? 0)
+        Int64(PackedRecord.size(lengths: lengths, inlineLimit: inlineLimit) ?? 0)
     }
 
     /// Whether `slot` of an entry at `location` with `lengths` is a file.

@@ -38,14 +38,21 @@ import Testing
 
     // MARK: The format
 
+    @Test func theChecksumIsXXH64() {
+        // Reference values of the xxHash project.
+        #expect(XXHash64.hash([]) == 0xEF46_DB37_51D8_E999)
+        #expect(XXHash64.hash(Array("abc".utf8)) == 0x44BC_2CF5_AD77_0999)
+        #expect(XXHash64.hash([UInt8](repeating: UInt8(ascii: "a"), count: 31)) == 0xFE47_067C_DA80_2916)
+        #expect(XXHash64.hash([UInt8](repeating: UInt8(ascii: "a"), count: 32)) == 0x856E_8432_98F9_9AD7)
+        #expect(XXHash64.hash((0..<100).map { UInt8($0) }) == 0x6AC1_E580_3216_6597)
+    }
+
     @Test func aCommitAppendsOneRecordAndTheJournalNamesIt() throws {
         let cache = try openPacked()
         try cache.set("k1", "abc", "de")
         // The segment header, then the record of the sample in PackedRecord.swift.
         let header = Array("swiftycache.seg\n".utf8)
-        let record: [UInt8] = [
-            0x53, 0x88, 0x36, 0xBA, 0x02, 0x03, 0, 0, 0, 0x02, 0, 0, 0, 0x6B, 0x31, 0x61, 0x62, 0x63, 0x64, 0x65,
-        ]
+        let record: [UInt8] = [0xD9, 0x80, 0xC5, 0x59, 0x03, 0, 0, 0, 0x02, 0, 0, 0, 0x61, 0x62, 0x63, 0x64, 0x65]
         #expect(try segmentBytes() == header + record)
         #expect(
             try JournalFixture.allLines(in: directory.url) == [
@@ -62,8 +69,8 @@ import Testing
         #expect(try JournalFixture.readFile("k.1", in: directory.url) == "longer than four")
         #expect(!JournalFixture.fileExists("k.0", in: directory.url))
         let record = Array(try segmentBytes().dropFirst(16))
-        #expect(Array(record[5..<13]) == [4, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(record.count == 13 + 1 + 4)
+        #expect(Array(record[4..<12]) == [4, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(Array(record[12...]) == Array("abcd".utf8))
         #expect(try JournalFixture.rawBodyLines(in: directory.url) == ["DIRTY k", "CLEAN k 4 16 1 16"])
         #expect(try cache.strings("k") == ["abcd", "longer than four"])
         // Slot 1 shrinks into the record: its file goes.
@@ -105,7 +112,7 @@ import Testing
         try cache.set("a", "first value", "second")
         try cache.set("b", "other", "values")
         var bytes = try segmentBytes()
-        bytes[16 + 20] ^= 0x04  // inside a's first value
+        bytes[16 + 14] ^= 0x04  // inside a's first value
         try Data(bytes).write(to: directory.appending("segment-00000001.pack"))
         #expect(try cache.data(forKey: "a") == nil)
         #expect(cache.statistics.corruptRecordCount == 1)
@@ -230,9 +237,9 @@ import Testing
         _ = try cache.data(forKey: "k1")
         let order = try cache.keys()
         try cache.compact()
-        // Left: the segment headers and the live records (13 bytes, the key and the values each).
+        // Left: the segment headers and the live records (12 bytes and the values each).
         let live = (0..<40).filter { $0 % 3 != 0 }.reduce(0) { total, i in
-            total + 13 + "k\(i)".utf8.count + "round 5 value \(i)".utf8.count + i
+            total + 12 + "round 5 value \(i)".utf8.count + i
         }
         let segments = try segmentNames().count
         #expect(cache.statistics.compactedSegmentCount > 0)

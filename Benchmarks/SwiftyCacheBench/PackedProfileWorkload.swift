@@ -1,0 +1,28 @@
+import Foundation
+import SwiftyCacheCore
+
+/// Packed storage alone, for profiling (`--workload packed-profile`, under `perf record`): sets,
+/// then five passes of gets, of 2 slots of `valueSize` bytes.
+struct PackedProfileWorkload {
+    let count: Int
+    let valueSize: Int
+    let scratch: Scratch
+
+    func run() throws -> [(engine: Figure, floor: Figure?)] {
+        var generator = SeededGenerator(seed: 3)
+        let pool = (0..<64).map { _ in
+            [randomData(valueSize, using: &generator), randomData(valueSize, using: &generator)]
+        }
+        let keys = (0..<count).map { "key-\($0)" }
+        let cache = try DiskLRUCache(
+            directory: scratch.fresh("packed-profile"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+            options: .init(storage: .packed))
+        let sets = try timed(count, perOperation: false) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) }
+        let gets = try timed(5 * count, perOperation: false) { _ = try cache.data(forKey: keys[$0 % count]) }
+        try cache.close()
+        return [
+            (summarize("packed profile set 2 × \(valueSize) B", [sets]), nil),
+            (summarize("packed profile get 2 × \(valueSize) B", [gets]), nil),
+        ]
+    }
+}
