@@ -121,6 +121,15 @@ extension CacheState {
             size = overflow ? Int.max : grown
             lengths[slot] = value.length
         }
+        try recordCommit(at: index, key: key, lengths: lengths, location: location, replaced: replaced)
+    }
+
+    /// The second half of every commit, once the values are where `location` says: the index,
+    /// the `CLEAN` line, evictions in the same journal write, the files the old values no longer
+    /// need, and with `syncsWrites` the `fsync`s.
+    private mutating func recordCommit(
+        at index: Int, key: String, lengths: [Int], location: ValueLocation, replaced: CommittedValues?
+    ) throws(CacheError) {
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
         nextSequenceNumber += 1
         table.touch(index)
@@ -160,6 +169,48 @@ extension CacheState {
             throw error
         }
         statistics.writeCount += 1
+    }
+
+    /// A whole-entry write of small values in packed storage, in one lock hold: the record,
+    /// encoded outside the lock, is appended, then journaled as any commit. No editor, no
+    /// `DIRTY` line: a crash before the `CLEAN` line leaves the old entry as it was. Returns
+    /// `false` when the general path must run instead: an entry whose old values are files
+    /// (they need `DIRTY` first), or a directory deleted underneath (it recreates it).
+    ///
+    /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds the key, and the
+    ///   errors of a commit.
+    /// - Complexity: one `write` of the record and one of the journal line.
+    mutating func commitRecord(
+        key: String, lengths: [Int], record: [UInt8], in packed: PackedStorage
+    ) throws(CacheError) -> Bool {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "setData", key: key) }
+        if !foreignKeys.isEmpty, foreignKeys.contains(key) {
+            throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))
+        }
+        let existing = table.index(of: key)
+        var replaced: CommittedValues?
+        if let existing {
+            let entry = table[existing]
+            if entry.isBeingEdited { throw CacheError.editInProgress(key: key, operation: "setData") }
+            if entry.isReadable {
+                guard !storage.keepsFiles(location: entry.location, lengths: entry.lengths) else { return false }
+                replaced = CommittedValues(location: entry.location, lengths: entry.lengths)
+            }
+        }
+        try ensureJournalWritable(operation: "setData", key: key)
+        let location: ValueLocation
+        do {
+            location = try packed.append(record, key: key)
+        } catch  where error.isNoEntry {
+            return false
+        }
+        packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
+        let index = existing ?? table.insert(key: key, valueCount: valueCount)
+        let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
+        let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
+        size = overflow ? Int.max : grown
+        try recordCommit(at: index, key: key, lengths: lengths, location: location, replaced: replaced)
+        return true
     }
 
     /// Publishes through the storage. Packed storage appends to a segment it holds open, so a

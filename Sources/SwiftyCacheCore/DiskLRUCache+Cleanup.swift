@@ -10,7 +10,7 @@ extension DiskLRUCache {
             guard let self else { return }
             self.withState { $0.runCleanup() }
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
-            try? self.compactSegments(untilClean: false)
+            if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
         }
     }
 
@@ -44,8 +44,11 @@ extension DiskLRUCache {
     }
 
     private func compactSegments(in packed: PackedStorage, untilClean: Bool) throws {
+        // Each pass deletes one segment: as many passes as there are segments now (and one
+        // more, for the active one sealed on the way) end any garbage there is now.
+        let limit = packed.segmentCount + 1
         var passes = 0
-        while passes <= packed.segmentCount {
+        while passes < limit {
             passes += 1
             let victim = try locked(operation: "compact") { _ -> UInt32? in
                 guard untilClean || packed.needsCompaction else { return nil }

@@ -35,6 +35,10 @@ extension DiskLRUCache {
         /// several segments.
         package var packedSegmentSize: Int64 = 4 << 20
 
+        /// Whether packed segments are compacted in the background (tests turn it off to see
+        /// what an explicit `compact()` does alone).
+        package var compactsInBackground = true
+
         /// - Parameters:
         ///   - syncsWrites: Whether commits `fsync`. The default is `false`.
         ///   - readOnly: Whether the cache only reads. The default is `false`.

@@ -248,7 +248,13 @@ public final class DiskLRUCache: Sendable {
         var values: [Data] = []
         values.reserveCapacity(valueCount)
         for slot in 0..<valueCount {
-            values.append(try storage.readWhole(opened.values, slot: slot, length: opened.lengths[slot], key: key))
+            if let record = opened.values.record, record.offsets[slot] >= 0 {
+                // A packed slot, already in memory and checked: one copy.
+                let start = record.offsets[slot]
+                values.append(record.bytes.withUnsafeBytes { Data($0[start..<(start + opened.lengths[slot])]) })
+            } else {
+                values.append(try storage.readWhole(opened.values, slot: slot, length: opened.lengths[slot], key: key))
+            }
         }
         return values
     }
@@ -316,6 +322,16 @@ public final class DiskLRUCache: Sendable {
         try validate(key, operation: "setData")
         guard values.count == valueCount else {
             throw CacheError.wrongValueCount(expected: valueCount, got: values.count, key: key, operation: "setData")
+        }
+        // Packed storage, small values: the record is built here, outside the lock, and
+        // committed in one lock hold.
+        if let packed = storage as? PackedStorage, let record = packed.encodeRecord(key: key, values: values) {
+            let lengths = values.map(\.count)
+            let committed = try withState(claimsCleanup: true) { (state) throws(CacheError) -> Bool in
+                guard !state.isClosed else { throw CacheError.closed(operation: "setData", key: key) }
+                return try state.commitRecord(key: key, lengths: lengths, record: record, in: packed)
+            }
+            if committed { return }
         }
         try writeAtOnce(key: key, slots: 0..<valueCount, requiresEntry: false, operation: "setData") { values[$0] }
     }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Small values packed into append-only segment files, in the spirit of Bitcask: a commit
 /// appends *one* record holding the key, the slot lengths and every inline slot's bytes
 /// (``PackedRecord``), with one `write`; the journal's `CLEAN` line then names the record's
@@ -232,12 +238,30 @@ final class PackedStorage: ValueStorage {
             }
             throw error
         }
-        let oldSize = recordSize(key: key, lengths: oldLengths)
+        noteCommitted(location: location, size: size, replacing: committed)
+        return location
+    }
+
+    /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
+    func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?) {
+        let oldSize = old.map { recordSize(key: "", lengths: $0.lengths) } ?? 0
+        let oldSegment = old?.location.segment ?? 0
         state.withLock { segments in
             if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
-            if oldLocation.segment != 0 { segments.addLiveBytes(-oldSize, in: oldLocation.segment) }
+            if oldSegment != 0 { segments.addLiveBytes(-oldSize, in: oldSegment) }
         }
-        return location
+    }
+
+    /// The record of a whole-entry write, when every value is small enough to be inline;
+    /// `nil` otherwise.
+    ///
+    /// - Complexity: one allocation and one copy of each value.
+    func encodeRecord(key: String, values: [Data]) -> [UInt8]? {
+        guard !values.contains(where: { PackedRecord.isExternal(length: $0.count, inlineLimit: inlineLimit) }) else {
+            return nil
+        }
+        return try? PackedRecord.encode(
+            key: key, lengths: values.map(\.count), inlineLimit: inlineLimit, inlineValue: { Array(values[$0]) })
     }
 
     /// Deletes the files of slots that were files and are now in the record. Called once the
@@ -349,23 +373,26 @@ final class PackedStorage: ValueStorage {
     func readRecord(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> RecordBytes? {
         let size = Int(recordSize(key: key, lengths: lengths))
         guard size > 0, let segment = try segmentFile(location.segment) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size)
-        let count: Int
-        do {
-            count = try bytes.withUnsafeMutableBytes { (buffer) throws(SystemCallError) -> Int in
-                var total = 0
-                while total < buffer.count {
+        var failure: SystemCallError?
+        // Not zero-filled first: the read fills it, and only what it filled counts.
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            do throws(SystemCallError) {
+                while initialized < raw.count {
                     let read = try fileSystem.read(
-                        segment.fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]),
-                        at: location.offset + Int64(total))
+                        segment.fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
+                        at: location.offset + Int64(initialized))
                     if read == 0 { break }
-                    total += read
+                    initialized += read
                 }
-                return total
+            } catch {
+                failure = error
             }
-        } catch {
-            throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
         }
+        if let failure {
+            throw CacheError.ioFailure(failure, operation: "read", path: segmentPath(location.segment), key: key)
+        }
+        let count = bytes.count
         let offsets =
             count == size
             ? bytes.withUnsafeBytes { PackedRecord.validate($0, key: key, lengths: lengths, inlineLimit: inlineLimit) }
@@ -380,11 +407,8 @@ final class PackedStorage: ValueStorage {
     /// The open segment `number`, opening it if needed; `nil` when it does not exist, was
     /// retired by compaction, or is not a segment.
     private func segmentFile(_ number: UInt32) throws(CacheError) -> SegmentFile? {
-        let known = state.withLock { segments -> (SegmentFile?, Bool) in
-            (segments.open[number], segments.retired.contains(number) || segments.isShutDown)
-        }
-        if let segment = known.0 { return segment }
-        guard !known.1 else { return nil }
+        if let segment = state.withLock({ $0.open[number] }) { return segment }
+        guard state.withLock({ !$0.retired.contains(number) && !$0.isShutDown }) else { return nil }
         let path = segmentPath(number)
         let fd: Int32
         do {
