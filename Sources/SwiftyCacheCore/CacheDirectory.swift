@@ -117,27 +117,45 @@ struct CacheDirectory: Sendable {
         }
     }
 
-    /// Leaves the marker that tells the next open no stray file exists. It records the
-    /// journal's size, identity and modification time, so that a journal another writer (the
-    /// Java library) changed since makes the marker void. Best effort: without it, the next
-    /// open sweeps the directory, which is only slower.
-    func leaveCleanMarker() {
+    /// Leaves the marker that tells the next open no stray file exists. Its first line records
+    /// the journal's size, identity and modification time, so that a journal another writer
+    /// (the Java library) changed since makes the marker void; the ``IndexSnapshot`` follows
+    /// it. Best effort: without it, the next open sweeps the directory and replays the journal,
+    /// which is only slower.
+    func leaveCleanMarker(snapshot: [UInt8]) {
         guard let status = try? fileSystem.status(atPath: journalPath), status.kind == .regular,
             let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
         else { return }
         let text = Self.markerText(for: status)
-        try? fileSystem.writeAll(fd, Array(text.utf8))
+        try? fileSystem.writeAll(fd, Array(text.utf8) + snapshot)
         try? fileSystem.close(fd)
     }
 
-    /// Whether the clean marker vouches for the journal as it is now. Reads at most 256 bytes.
-    func cleanMarkerMatches(_ journal: FileStatus) -> Bool {
-        guard let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.readOnly, mode: 0) else { return false }
+    /// The largest clean marker whose snapshot is read; past it the journal is replayed.
+    static let snapshotLimit: Int64 = 1 << 30
+
+    /// Whether the clean marker vouches for the journal as it is now and, with
+    /// `readsSnapshot`, the snapshot that follows its line (empty when there is none).
+    func readCleanMarker(for journal: FileStatus, readsSnapshot: Bool) -> (matches: Bool, snapshot: [UInt8]) {
+        guard let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.readOnly, mode: 0) else {
+            return (false, [])
+        }
         defer { try? fileSystem.close(fd) }
-        guard let status = try? fileSystem.status(of: fd), status.kind == .regular else { return false }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = buffer.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
-        return String(decoding: buffer.prefix(count), as: UTF8.self) == Self.markerText(for: journal)
+        guard let status = try? fileSystem.status(of: fd), status.kind == .regular else { return (false, []) }
+        let wanted = readsSnapshot && status.size <= Self.snapshotLimit ? Int(status.size) : 256
+        var buffer = [UInt8](repeating: 0, count: max(wanted, 1))
+        var count = 0
+        while count < buffer.count {
+            let read = buffer.withUnsafeMutableBytes {
+                (try? fileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[count...]), at: Int64(count)))
+                    ?? 0
+            }
+            if read <= 0 { break }
+            count += read
+        }
+        let marker = Array(Self.markerText(for: journal).utf8)
+        guard count >= marker.count, buffer[0..<marker.count].elementsEqual(marker) else { return (false, []) }
+        return (true, wanted == Int(status.size) ? Array(buffer[marker.count..<count]) : [])
     }
 
     private static func markerText(for journal: FileStatus) -> String {

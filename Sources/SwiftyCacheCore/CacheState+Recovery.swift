@@ -31,6 +31,10 @@ extension CacheState {
         guard journalStatus.kind == .regular else {
             throw CacheError.notACacheDirectory(path: directory.journalPath, reason: "it is not a regular file")
         }
+        if try loadIndexSnapshot(journalStatus) {
+            report.loadedIndexSnapshot = true
+            return report
+        }
         var removedKeys: Set<String> = []
         let summary = try replayJournal(size: journalStatus.size, removedKeys: &removedKeys)
         if summary.firstLine == .foreign {
@@ -45,7 +49,7 @@ extension CacheState {
             let found: Journal.Format = summary.firstLine == .packedMagic ? .packed(inlineLimit: 0) : .files
             throw CacheError.storageMismatch(path: directory.journalPath, found: found, requested: replayFormat)
         }
-        let closedCleanly = directory.cleanMarkerMatches(journalStatus)
+        let closedCleanly = directory.readCleanMarker(for: journalStatus, readsSnapshot: false).matches
         // Removed before anything else, so a crash in this session makes the next open sweep.
         removeCleanMarker()
         if let corruption = summary.corruption {
@@ -81,6 +85,33 @@ extension CacheState {
             try journal.openForAppending()
         }
         return report
+    }
+
+    /// After a clean close: loads the ``IndexSnapshot`` the marker holds instead of replaying
+    /// the journal it vouches for, and opens the journal for appending. `false` (nothing done)
+    /// when there is no usable snapshot: then the journal is replayed.
+    ///
+    /// - Complexity: O(entries), reading the snapshot once; no journal line is parsed.
+    private mutating func loadIndexSnapshot(_ journalStatus: FileStatus) throws(CacheError) -> Bool {
+        guard replayFormat == journal.format else { return false }
+        let marker = directory.readCleanMarker(for: journalStatus, readsSnapshot: true)
+        guard marker.matches, !marker.snapshot.isEmpty else { return false }
+        let redundant = marker.snapshot.withUnsafeBytes {
+            IndexSnapshot.decode(
+                $0, appVersion: journal.appVersion, valueCount: valueCount,
+                storesLocations: journal.format.storesLocations, into: &table)
+        }
+        guard let redundant, let total = committedTotal() else {
+            table.removeAll()
+            return false
+        }
+        // Removed before anything else, so a crash in this session makes the next open replay.
+        removeCleanMarker()
+        size = total
+        redundantOpCount = redundant
+        storage.recover(table: table, wipe: false, closedCleanly: true)
+        try journal.openForAppending()
+        return true
     }
 
     /// Promotes `journal.bkp` when `journal` is missing (a crash in the middle of a rebuild),

@@ -366,7 +366,13 @@ struct CacheState {
         // a delete failed: then the next open sweeps. The marker is written while the
         // directory is still locked, so no other cache can open before it exists.
         for trash in takePendingDeletions() { deleteFile(trash) }
-        if failure == nil && isJournalHealthy && !hasUndeletedFiles { directory.leaveCleanMarker() }
+        if failure == nil && isJournalHealthy && !hasUndeletedFiles {
+            let snapshot = IndexSnapshot.encode(
+                table, appVersion: journal.appVersion, valueCount: valueCount,
+                storesLocations: journal.format.storesLocations,
+                redundantOpCount: redundantOpCount)
+            directory.leaveCleanMarker(snapshot: snapshot ?? [])
+        }
         releaseLock()
         return failure
     }

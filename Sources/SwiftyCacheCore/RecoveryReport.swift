@@ -24,6 +24,9 @@ public struct RecoveryReport: Sendable, Hashable {
     /// `ObjectCache` directory of an earlier release): its entries were kept, their values
     /// staying files until they are next written. See ``DiskLRUCache/Storage``.
     public var migratedFromFileStorage = false
+    /// Whether the index was loaded from the snapshot the previous `close()` left with the
+    /// clean marker, instead of replaying the journal (which the marker showed unchanged).
+    public var loadedIndexSnapshot = false
 
     /// Whether the cache's files were deleted because its journal was unusable.
     public var wasWiped: Bool { wipeReason != nil }
