@@ -139,10 +139,14 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("reopen") {
             settle()
-            add(
-                try ReopenWorkload(
-                    count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch
-                ).run())
+            let (figures, ratios) = try ReopenWorkload(
+                count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch
+            ).run()
+            add(figures)
+            for (name, value) in ratios {
+                derived[name] = value
+                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: "%.0f", value))
+            }
         }
         if options.workloads.contains("durability") {
             settle()

@@ -205,31 +205,59 @@ struct DurabilityWorkload {
     }
 }
 
-/// Reopening (journal replay) of one cache of `count` entries, several times.
+/// Reopening one cache of `count` entries, several times, in each storage: after a clean close
+/// (the index snapshot is loaded) and after a crash (the journal is replayed); and the heap the
+/// index takes per entry.
 struct ReopenWorkload {
     let count: Int
     let rounds: Int
     let scratch: Scratch
 
-    func run() throws -> [(engine: Figure, floor: Figure?)] {
+    func run() throws -> (rows: [(engine: Figure, floor: Figure?)], derived: [(String, Double)]) {
         var generator = SeededGenerator(seed: 5)
         let pool = (0..<16).map { _ in [randomData(64, using: &generator), randomData(64, using: &generator)] }
-        let directory = scratch.fresh("reopen")
-        let cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
-        for i in 0..<count { try cache.setData(pool[i % 16], forKey: "reopen-\(i)") }
-        try cache.close()
-        _ = try timedReopen(directory)  // warm-up
-        let runs = try (0..<rounds).map { _ in try timedReopen(directory) }
-        return [(summarize("reopen of \(count) entries", runs), nil)]
+        var rows: [(engine: Figure, floor: Figure?)] = []
+        var derived: [(String, Double)] = []
+        for storage in [DiskLRUCache.Storage.files, .packed] {
+            let name = storage.inlineLimit == nil ? "files" : "packed"
+            let directory = scratch.fresh("reopen-\(name)")
+            let options = DiskLRUCache.Options(storage: storage)
+            let cache = try DiskLRUCache(
+                directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+            for i in 0..<count { try cache.setData(pool[i % 16], forKey: "reopen-\(i)") }
+            try cache.close()
+            _ = try timedReopen(directory, options: options)  // warm-up
+            let clean = try (0..<rounds).map { _ in try timedReopen(directory, options: options) }
+            let crashed = try (0..<rounds).map { _ in try timedReopen(directory, options: options, crashing: true) }
+            rows.append((summarize("\(name) reopen of \(count) entries, after close", clean), nil))
+            rows.append((summarize("\(name) reopen of \(count) entries, after a crash", crashed), nil))
+            let before = residentBytes()
+            let opened = try DiskLRUCache(
+                directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+            let perEntry = Double(residentBytes() - before) / Double(count)
+            try opened.close()
+            derived.append(("index memory per entry (resident bytes), \(name) (key of 12 bytes, 2 slots)", perEntry))
+        }
+        return (rows, derived)
     }
 }
 
-/// Opens the cache in `directory` (timed: the journal replay) and closes it again (not timed).
-func timedReopen(_ directory: URL) throws -> Run {
+/// Opens the cache in `directory` (timed) and closes it again (not timed); with `crashing`, it
+/// ends as a killed process would, so that the next open replays the journal.
+func timedReopen(_ directory: URL, options: DiskLRUCache.Options = .init(), crashing: Bool = false) throws -> Run {
     var cache: DiskLRUCache?
     let run = try timed(1, perOperation: false) { _ in
-        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max)
+        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
     }
-    try cache?.close()
+    if crashing { cache?.simulateCrash() } else { try cache?.close() }
     return run
+}
+
+/// The process's resident memory now (`/proc/self/statm`), in bytes; 0 where it is not
+/// available. Measured around one open, it bounds the index's memory from above.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }

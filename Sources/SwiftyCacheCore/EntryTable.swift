@@ -72,6 +72,17 @@ struct EntryTable {
         storage.indexInsertingIfAbsent(key) { Entry(key: key, lengths: Array(repeating: 0, count: valueCount)) }
     }
 
+    /// Appends a committed entry as the most recently used one, for loading a whole index:
+    /// one hash insertion, no lookup first. A key appended twice leaves the table inconsistent,
+    /// which ``hasDuplicateAppends`` reports; the loader then discards the table.
+    mutating func appendCommittedUnchecked(key: String, lengths: [Int], location: ValueLocation) {
+        storage.insert(Entry(key: key, lengths: lengths, location: location, isReadable: true), forKey: key)
+        readableCount += 1
+    }
+
+    /// Whether a key was appended twice by ``appendCommittedUnchecked(key:lengths:location:)``.
+    var hasDuplicateAppends: Bool { readableCount != storage.count }
+
     /// Marks the entry committed with `lengths` at `location`, with no editor, in one update.
     mutating func setCommitted(
         _ index: Int, lengths: [Int], location: ValueLocation = .none, sequenceNumber: UInt64 = 0

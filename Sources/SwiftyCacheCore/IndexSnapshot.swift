@@ -77,16 +77,13 @@ enum IndexSnapshot {
         else { return nil }
         table.reserveCapacity(count)
         for _ in 0..<count {
-            guard let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations),
-                table.index(of: entry.key) == nil
-            else {
+            guard let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations) else {
                 table.removeAll()
                 return nil
             }
-            let index = table.insert(key: entry.key, valueCount: valueCount)
-            table.setCommitted(index, lengths: entry.lengths, location: entry.location)
+            table.appendCommittedUnchecked(key: entry.key, lengths: entry.lengths, location: entry.location)
         }
-        guard reader.position == body.count, table.count == count else {
+        guard reader.position == body.count, table.count == count, !table.hasDuplicateAppends else {
             table.removeAll()
             return nil
         }
@@ -97,10 +94,12 @@ enum IndexSnapshot {
         let bytes: UnsafeRawBufferPointer
         var position: Int
 
+        @inline(__always)
         mutating func byte() -> UInt8? {
             guard position < bytes.count else { return nil }
-            defer { position += 1 }
-            return bytes[position]
+            let value = bytes.load(fromByteOffset: position, as: UInt8.self)
+            position &+= 1
+            return value
         }
 
         mutating func varint() -> UInt64? {
@@ -118,21 +117,26 @@ enum IndexSnapshot {
         mutating func entry(
             valueCount: Int, storesLocations: Bool
         ) -> (key: String, lengths: [Int], location: ValueLocation)? {
-            guard let keyLength = byte().map(Int.init), keyLength > 0, position + keyLength <= bytes.count else {
-                return nil
-            }
-            let keyBytes = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + keyLength)])
-            let isReplayable = keyBytes.withMemoryRebound(to: UInt8.self) {
-                JournalParser.isReplayableKey($0[...])
-            }
-            guard isReplayable else { return nil }
+            guard let keyLength = byte().map(Int.init), keyLength > 0, position + keyLength <= bytes.count,
+                let base = bytes.baseAddress
+            else { return nil }
+            let keyBytes = UnsafeBufferPointer(
+                start: (base + position).assumingMemoryBound(to: UInt8.self), count: keyLength)
+            guard JournalParser.isReplayableKey(keyBytes[...]) else { return nil }
             let key = String(decoding: keyBytes, as: UTF8.self)
             position += keyLength
-            var lengths = [Int](repeating: 0, count: valueCount)
-            for slot in 0..<valueCount {
-                guard let length = varint().flatMap({ Int(exactly: $0) }) else { return nil }
-                lengths[slot] = length
+            var failed = false
+            let lengths = [Int](unsafeUninitializedCapacity: valueCount) { buffer, initialized in
+                while initialized < valueCount {
+                    guard let length = varint().flatMap({ Int(exactly: $0) }) else {
+                        failed = true
+                        return
+                    }
+                    buffer[initialized] = length
+                    initialized += 1
+                }
             }
+            guard !failed else { return nil }
             var location = ValueLocation.none
             if storesLocations {
                 guard let segment = varint().flatMap({ UInt32(exactly: $0) }),

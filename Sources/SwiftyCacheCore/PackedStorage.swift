@@ -469,12 +469,19 @@ final class PackedStorage: ValueStorage {
         guard !isReadOnly else { return }
         var live: [UInt32: Int64] = [:]
         if !wipe {
+            // Entries of one segment mostly sit together: sum runs, then add each run once.
+            var run: (segment: UInt32, bytes: Int64) = (0, 0)
             for slot in 0..<table.slotCount {
                 guard let entry = table.entry(inSlot: slot), entry.isReadable, entry.location.segment != 0 else {
                     continue
                 }
-                live[entry.location.segment, default: 0] += recordSize(key: entry.key, lengths: entry.lengths)
+                if entry.location.segment != run.segment {
+                    if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
+                    run = (entry.location.segment, 0)
+                }
+                run.bytes += recordSize(key: entry.key, lengths: entry.lengths)
             }
+            if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
         }
         let names = (try? fileSystem.contentsOfDirectory(directory.path)) ?? []
         let numbers = names.compactMap(Self.segmentNumber(fromName:)).sorted()
