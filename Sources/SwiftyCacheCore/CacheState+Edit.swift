@@ -153,6 +153,7 @@ extension CacheState {
             throw error
         }
         for victim in victims { forgetEntryDeletingValues(victim) }
+        noteGarbage()
         if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
             noteUndeletedFiles(of: key)
         }

@@ -43,6 +43,8 @@ extension CacheState {
     /// for the next pass (claimed by the next operation); they never surface as crashes.
     mutating func runCleanup() {
         isCleanupScheduled = false
+        // The compaction that follows this pass (outside the lock) looks at the segments itself.
+        isCompactionDue = false
         guard !isClosed else { return }
         // A journal that stays broken does not stop eviction: it frees space without it.
         try? ensureJournalWritable(operation: "cleanup", key: nil)

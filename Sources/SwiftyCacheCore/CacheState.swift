@@ -66,7 +66,16 @@ struct CacheState {
     }
 
     var needsCleanup: Bool {
-        size > maxSize || isJournalRebuildRequired || journal.failure != nil || storage.needsCompaction
+        size > maxSize || isJournalRebuildRequired || journal.failure != nil || isCompactionDue
+    }
+
+    /// Whether packed segments hold enough garbage for a compaction pass, as of the last write
+    /// or removal (reads make no garbage, so they never ask the storage).
+    var isCompactionDue = false
+
+    /// Notes whether the writes just made call for compaction.
+    mutating func noteGarbage() {
+        isCompactionDue = storage.needsCompaction
     }
 
     /// Returns `true` when the caller must dispatch a background cleanup (once per batch).
@@ -235,6 +244,7 @@ struct CacheState {
                 try journal.flush(operation: operation, key: key)
                 for index in indices { forgetEntryDeletingValues(index) }
                 redundantOpCount += indices.count
+                noteGarbage()
                 return
             } catch {
                 // The journal failed on these lines: free the space without it, below.
