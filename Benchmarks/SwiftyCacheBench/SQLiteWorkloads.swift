@@ -258,14 +258,15 @@ struct SQLiteWorkloads {
         for name in ["set", "get"] {
             guard let object = runs[name], let base = runs["\(name) base"] else { continue }
             let (figure, baseline) = summarizePair(
-                "ObjectCache files vs sqlite \(name) note", object, baseline: "JSONEncoder + sqlite \(name) note", base)
+                "ObjectCache packed vs sqlite \(name) note", object, baseline: "JSONEncoder + sqlite \(name) note", base
+            )
             rows.append((figure, baseline))
         }
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
         return (
             rows,
             [
-                ("allocated disk per encoded byte, ObjectCache files, small notes", median(diskRatios.cache)),
+                ("allocated disk per encoded byte, ObjectCache (packed), small notes", median(diskRatios.cache)),
                 ("allocated disk per encoded byte, sqlite, small notes", median(diskRatios.sqlite)),
             ]
         )

@@ -251,7 +251,12 @@ public final class DiskLRUCache: Sendable {
             if let record = opened.values.record, record.offsets[slot] >= 0 {
                 // A packed slot, already in memory and checked: one copy.
                 let start = record.offsets[slot]
-                values.append(record.bytes.withUnsafeBytes { Data($0[start..<(start + opened.lengths[slot])]) })
+                let length = opened.lengths[slot]
+                values.append(
+                    record.bytes.withUnsafeBytes { bytes in
+                        guard let base = bytes.baseAddress, length > 0 else { return Data() }
+                        return Data(bytes: base + start, count: length)
+                    })
             } else {
                 values.append(try storage.readWhole(opened.values, slot: slot, length: opened.lengths[slot], key: key))
             }
