@@ -1,4 +1,5 @@
 import Foundation
+import SwiftyCacheCodable
 import SwiftyCacheCore
 
 /// Packed storage alone, for profiling (`--workload packed-profile`, under `perf record`): sets,
@@ -20,7 +21,15 @@ struct PackedProfileWorkload {
         let sets = try timed(count, perOperation: false) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) }
         let gets = try timed(5 * count, perOperation: false) { _ = try cache.data(forKey: keys[$0 % count]) }
         try cache.close()
+        let notes = (0..<count).map(SmallNote.make)
+        let objects = try ObjectCache<String, SmallNote>(
+            directory: scratch.fresh("packed-profile-notes"), maxDiskSize: Int.max, memoryLimit: 0)
+        let noteSets = try timed(count, perOperation: false) { try objects.set(notes[$0], forKey: keys[$0]) }
+        let noteGets = try timed(5 * count, perOperation: false) { _ = try objects.value(forKey: keys[$0 % count]) }
+        try objects.close()
         return [
+            (summarize("packed profile ObjectCache set note", [noteSets]), nil),
+            (summarize("packed profile ObjectCache get note", [noteGets]), nil),
             (summarize("packed profile set 2 × \(valueSize) B", [sets]), nil),
             (summarize("packed profile get 2 × \(valueSize) B", [gets]), nil),
         ]

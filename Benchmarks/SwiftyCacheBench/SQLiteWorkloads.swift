@@ -254,7 +254,16 @@ struct SQLiteWorkloads {
             runs["get", default: []].append(go)
             runs["get base", default: []].append(gs)
         }
-        var rows: [(engine: Figure, floor: Figure?)] = []
+        // What the codec alone costs, for the share of encoding and decoding in both paths.
+        let encoded = try notes.map { try encoder.encode($0) }
+        let encoding = try timed(count, perOperation: false) { _ = try encoder.encode(notes[$0]) }
+        let decoding = try timed(count, perOperation: false) {
+            _ = try decoder.decode(SmallNote.self, from: encoded[$0])
+        }
+        var rows: [(engine: Figure, floor: Figure?)] = [
+            (summarize("JSONEncoder encode note", [encoding]), nil),
+            (summarize("JSONDecoder decode note", [decoding]), nil),
+        ]
         for name in ["set", "get"] {
             guard let object = runs[name], let base = runs["\(name) base"] else { continue }
             let (figure, baseline) = summarizePair(
