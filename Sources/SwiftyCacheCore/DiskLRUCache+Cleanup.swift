@@ -40,7 +40,10 @@ extension DiskLRUCache {
     func compactSegments(untilClean: Bool) throws {
         guard let packed = storage as? PackedStorage else { return }
         // One compaction at a time (the background one, or an explicit `compact()`).
-        try compactionGate.withLock { _ in try compactSegments(in: packed, untilClean: untilClean) }
+        try compactionGate.withLock { passes in
+            passes += 1
+            try compactSegments(in: packed, untilClean: untilClean)
+        }
     }
 
     private func compactSegments(in packed: PackedStorage, untilClean: Bool) throws {
