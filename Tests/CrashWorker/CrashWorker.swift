@@ -20,8 +20,8 @@ enum CrashWorker {
         let arguments = CommandLine.arguments
         if arguments.count == 3, arguments[1] == "open-rss" { openAndReportMemory(arguments[2]) }
         if arguments.count == 3, arguments[1] == "async-burst" { readInAsyncBurst(arguments[2]) }
-        if arguments.count == 4, arguments[1] == "writer", let count = Int(arguments[3]) {
-            writeEntries(arguments[2], commits: count)
+        if arguments.count == 4 || arguments.count == 5, arguments[1] == "writer", let count = Int(arguments[3]) {
+            writeEntries(arguments[2], commits: count, packed: arguments.count == 5 && arguments[4] == "packed")
         }
         guard arguments.count == 6 || arguments.count == 7, let seed = UInt64(arguments[3]),
             let base = Int(arguments[4]), let maxSize = Int(arguments[5])
@@ -169,9 +169,13 @@ enum CrashWorker {
     /// sequence number) over 20 keys, removing some, with journal compactions along the way;
     /// prints `ready` after the first commit and `done` at the end. The read-only tests read the
     /// directory meanwhile from another process.
-    static func writeEntries(_ path: String, commits: Int) -> Never {
+    /// With `packed`, in packed storage with small segments, compacting every 500 commits.
+    static func writeEntries(_ path: String, commits: Int, packed: Bool) -> Never {
         do {
-            let cache = try DiskLRUCache(directory: URL(filePath: path), appVersion: 1, valueCount: 2, maxSize: 1 << 30)
+            var options = DiskLRUCache.Options(storage: packed ? .packed : .files)
+            options.packedSegmentSize = 64 << 10
+            let cache = try DiskLRUCache(
+                directory: URL(filePath: path), appVersion: 1, valueCount: 2, maxSize: 1 << 30, options: options)
             for sequence in 1...max(commits, 1) {
                 let key = "k\(sequence % 20)"
                 if sequence % 7 == 0 {
@@ -184,6 +188,7 @@ enum CrashWorker {
                         forKey: key)
                 }
                 if sequence == 1 { say("ready") }
+                if packed && sequence % 500 == 0 { try cache.compact() }
             }
             try cache.close()
             say("done")

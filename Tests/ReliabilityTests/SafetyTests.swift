@@ -292,11 +292,12 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
 /// One writer process and a reader in this one, on the same directory: the reader never sees a
 /// mix of two commits, through the writer's overwrites, removals and journal compactions.
 @Suite struct CrossProcessReadOnlyTests {
-    @Test(.tags(.slow)) func aReaderInAnotherProcessNeverSeesAMixedEntry() throws {
+    @Test(.tags(.slow), arguments: bothStorages)
+    func aReaderInAnotherProcessNeverSeesAMixedEntry(storage: DiskLRUCache.Storage) throws {
         let directory = TemporaryDirectory()
         let writer = Process()
         writer.executableURL = reliabilityWorker
-        writer.arguments = ["writer", directory.path, "6000"]
+        writer.arguments = ["writer", directory.path, "6000", storage.inlineLimit == nil ? "files" : "packed"]
         let output = Pipe()
         writer.standardOutput = output
         try writer.run()
@@ -309,7 +310,7 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
         }
         let reader = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 30,
-            options: DiskLRUCache.Options(readOnly: true))
+            options: DiskLRUCache.Options(readOnly: true, storage: storage))
         var reads = 0
         var hits = 0
         var refreshes = 0
@@ -335,7 +336,7 @@ func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String)
         }
         writer.waitUntilExit()
         print(
-            "read-only beside a writer process: \(reads) reads, \(hits) hits, \(refreshes) refreshes, \(mixed.count) mixed"
+            "read-only beside a writer process, \(storage): \(reads) reads, \(hits) hits, \(refreshes) refreshes, \(mixed.count) mixed"
         )
         #expect(writer.terminationStatus == 0)
         #expect(mixed.isEmpty, "\(mixed.prefix(5))")
