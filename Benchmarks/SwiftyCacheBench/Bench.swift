@@ -165,6 +165,16 @@ enum SwiftyCacheBench {
                 try LargeValueWorkloads(count: max(options.count / 10, 20), rounds: options.rounds, scratch: scratch)
                     .run())
         }
+        if options.workloads.contains("crossover") {
+            // Values kept in records (inline limit above them) against files, by size.
+            for size in [4 << 10, 16 << 10, 64 << 10] {
+                add(
+                    try LargeValueWorkloads(
+                        count: max(options.count / 10, 20), rounds: options.rounds, scratch: scratch, valueSize: size,
+                        inlineLimit: 1 << 20
+                    ).run())
+            }
+        }
         if options.workloads.contains("packed-profile") {
             for size in options.valueSizes {
                 add(try PackedProfileWorkload(count: options.count, valueSize: size, scratch: scratch).run())
