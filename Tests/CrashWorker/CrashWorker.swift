@@ -20,6 +20,7 @@ enum CrashWorker {
         let arguments = CommandLine.arguments
         if arguments.count == 3, arguments[1] == "open-rss" { openAndReportMemory(arguments[2]) }
         if arguments.count == 3, arguments[1] == "async-burst" { readInAsyncBurst(arguments[2]) }
+        if arguments.count == 3, arguments[1] == "compactor" { compactForever(arguments[2]) }
         if arguments.count == 4 || arguments.count == 5, arguments[1] == "writer", let count = Int(arguments[3]) {
             writeEntries(arguments[2], commits: count, packed: arguments.count == 5 && arguments[4] == "packed")
         }
@@ -163,6 +164,42 @@ enum CrashWorker {
             }
         }
         dispatchMain()
+    }
+
+    /// `compactor DIR`: in packed storage with 4 KiB segments, keeps 200 keys of self-checking
+    /// pairs (creating them on the first run), then forever overwrites a tenth of them and
+    /// compacts; prints `ready` once compaction is under way. The test kills it at random.
+    static func compactForever(_ path: String) -> Never {
+        do {
+            var options = DiskLRUCache.Options(storage: .packed(inlineLimit: 1024))
+            options.packedSegmentSize = 4 << 10
+            options.compactsInBackground = false
+            let cache = try DiskLRUCache(
+                directory: URL(filePath: path), appVersion: 1, valueCount: 2, maxSize: 1 << 30, options: options)
+            func write(_ index: Int, _ sequence: Int) throws {
+                let key = "k\(index)"
+                try cache.setData(
+                    (0..<2).map {
+                        CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: 20 + index % 60)
+                    },
+                    forKey: key)
+            }
+            for index in 0..<200 where try !cache.contains("k\(index)") { try write(index, 0) }
+            var sequence = 1
+            var announced = false
+            while true {
+                for index in stride(from: sequence % 10, to: 200, by: 10) { try write(index, sequence) }
+                sequence += 1
+                if !announced {
+                    say("ready")
+                    announced = true
+                }
+                try cache.compact()
+            }
+        } catch {
+            FileHandle.standardError.write(Data("compactor failed: \(error)\n".utf8))
+            exit(7)
+        }
     }
 
     /// `writer DIR COUNT`: commits COUNT full entries (both slots of one commit carry the same
