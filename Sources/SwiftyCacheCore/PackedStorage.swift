@@ -604,7 +604,9 @@ final class SegmentFile: Sendable {
     /// creation a crash interrupted (the name and the header are the cache's).
     func isTornAtCreation() -> Bool {
         let header = PackedStorage.segmentHeader
-        guard let size = try? fileSystem.size(of: fd), size < Int64(header.count) else { return false }
+        guard let status = try? fileSystem.status(of: fd), status.kind == .regular, status.size < Int64(header.count)
+        else { return false }
+        let size = status.size
         var bytes = [UInt8](repeating: 0, count: Int(size))
         let count = bytes.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? -1 }
         return count == Int(size) && header.starts(with: bytes)
@@ -612,6 +614,8 @@ final class SegmentFile: Sendable {
 
     /// Whether the file starts with the segment header (else it is not the cache's segment).
     func hasValidHeader() -> Bool {
+        // A FIFO, a device or a directory under a segment's name is never the cache's.
+        guard (try? fileSystem.status(of: fd))?.kind == .regular else { return false }
         var header = [UInt8](repeating: 0, count: PackedStorage.segmentHeader.count)
         let count = header.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? 0 }
         return count == header.count && header == PackedStorage.segmentHeader
