@@ -107,6 +107,13 @@ enum SwiftyCacheBench {
         defer { scratch.removeAll() }
         var rows: [Report.Row] = []
         var derived: [String: Double] = [:]
+        /// Records and prints figures derived from several rows, with `format` for the value.
+        func addDerived(_ values: [(String, Double)], format: String) {
+            for (name, value) in values {
+                derived[name] = value
+                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: format, value))
+            }
+        }
         func add(_ pairs: [(engine: Figure, floor: Figure?)]) {
             for (workload, baseline) in pairs {
                 let ratio =
@@ -133,10 +140,7 @@ enum SwiftyCacheBench {
             let figures = try ScalingWorkloads(sizes: options.scalingSizes, rounds: options.rounds, scratch: scratch)
                 .run()
             add(figures)
-            for (name, ratio) in ScalingWorkloads.flatness(figures, sizes: options.scalingSizes) {
-                derived[name] = ratio
-                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: "%.2f×", ratio))
-            }
+            addDerived(ScalingWorkloads.flatness(figures, sizes: options.scalingSizes), format: "%.2f×")
         }
         if options.workloads.contains("reopen") {
             settle()
@@ -144,10 +148,7 @@ enum SwiftyCacheBench {
                 count: options.scalingSizes.max() ?? 100_000, rounds: max(options.rounds, 5), scratch: scratch
             ).run()
             add(figures)
-            for (name, value) in ratios {
-                derived[name] = value
-                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: "%.0f", value))
-            }
+            addDerived(ratios, format: "%.0f")
         }
         if options.workloads.contains("durability") {
             settle()
@@ -185,10 +186,7 @@ enum SwiftyCacheBench {
             let (figures, ratios) = try SQLiteWorkloads(count: options.count, rounds: options.rounds, scratch: scratch)
                 .run()
             add(figures)
-            for (name, ratio) in ratios {
-                derived[name] = ratio
-                print(name.padding(toLength: 101, withPad: " ", startingAt: 0) + String(format: "%.2f", ratio))
-            }
+            addDerived(ratios, format: "%.2f")
         }
         let rss = peakRSSMegabytes()
         print(String(format: "peak RSS: %.1f MiB", rss))

@@ -22,10 +22,7 @@ extension CacheState {
     mutating func reserveEdit(
         key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsDirty: Bool = true
     ) throws(CacheError) -> UInt64? {
-        guard !isReadOnly else { throw CacheError.readOnly(operation: "edit", key: key) }
-        if !foreignKeys.isEmpty, foreignKeys.contains(key) {
-            throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))
-        }
+        try checkWritable(key: key, operation: "edit")
         let existing = table.index(of: key)
         if let expectedSequenceNumber {
             guard let existing, table[existing].isReadable, table[existing].sequenceNumber == expectedSequenceNumber
@@ -172,6 +169,15 @@ extension CacheState {
         statistics.writeCount += 1
     }
 
+    /// Refuses a write of `key` in a read-only cache, or one that would replace a file the
+    /// cache did not create.
+    private func checkWritable(key: String, operation: String) throws(CacheError) {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: operation, key: key) }
+        if !foreignKeys.isEmpty, foreignKeys.contains(key) {
+            throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))
+        }
+    }
+
     /// A whole-entry write of small values in packed storage, in one lock hold: the record,
     /// encoded outside the lock, is appended, then journaled as any commit. No editor, no
     /// `DIRTY` line: a crash before the `CLEAN` line leaves the old entry as it was. Returns
@@ -184,10 +190,7 @@ extension CacheState {
     mutating func commitRecord(
         key: String, lengths: [Int], record: [UInt8], in packed: PackedStorage
     ) throws(CacheError) -> Bool {
-        guard !isReadOnly else { throw CacheError.readOnly(operation: "setData", key: key) }
-        if !foreignKeys.isEmpty, foreignKeys.contains(key) {
-            throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))
-        }
+        try checkWritable(key: key, operation: "setData")
         let existing = table.index(of: key)
         var replaced: CommittedValues?
         if let existing {

@@ -136,8 +136,8 @@ final class PackedStorage: ValueStorage {
 
     var corruptRecordCount: Int { state.withLock { $0.corruptRecords } }
 
-    /// The size of the record `key` with `lengths` occupies; 0 when it has none.
-    func recordSize(key: String, lengths: [Int]) -> Int64 {
+    /// The size of the record of an entry with `lengths`; 0 when it has none.
+    func recordSize(lengths: [Int]) -> Int64 {
         Int64(PackedRecord.size(lengths: lengths, inlineLimit: inlineLimit) ?? 0)
     }
 
@@ -198,7 +198,7 @@ final class PackedStorage: ValueStorage {
         for slot in staged.indices { if let value = staged[slot] { lengths[slot] = value.length } }
         var oldRecord: RecordBytes?
         var location = ValueLocation.none
-        let size = recordSize(key: key, lengths: lengths)
+        let size = recordSize(lengths: lengths)
         do throws(CacheError) {
             let record = try PackedRecord.encode(key: key, lengths: lengths, inlineLimit: inlineLimit) {
                 (slot) throws(CacheError) -> [UInt8] in
@@ -244,7 +244,7 @@ final class PackedStorage: ValueStorage {
 
     /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
     func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?) {
-        let oldSize = old.map { recordSize(key: "", lengths: $0.lengths) } ?? 0
+        let oldSize = old.map { recordSize(lengths: $0.lengths) } ?? 0
         let oldSegment = old?.location.segment ?? 0
         state.withLock { segments in
             if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
@@ -371,7 +371,7 @@ final class PackedStorage: ValueStorage {
     ///
     /// - Throws: ``CacheError/Code/ioFailure`` for a failure that is not damage.
     func readRecord(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> RecordBytes? {
-        let size = Int(recordSize(key: key, lengths: lengths))
+        let size = Int(recordSize(lengths: lengths))
         guard size > 0, let segment = try segmentFile(location.segment) else { return nil }
         var failure: SystemCallError?
         // Not zero-filled first: the read fills it, and only what it filled counts.
@@ -447,7 +447,7 @@ final class PackedStorage: ValueStorage {
     /// Marks the record as garbage and deletes the files of large slots.
     func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool {
         if location.segment != 0 {
-            let size = recordSize(key: key, lengths: lengths)
+            let size = recordSize(lengths: lengths)
             state.withLock { $0.addLiveBytes(-size, in: location.segment) }
         }
         var deletedAll = true
@@ -479,7 +479,7 @@ final class PackedStorage: ValueStorage {
                     if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
                     run = (entry.location.segment, 0)
                 }
-                run.bytes += recordSize(key: entry.key, lengths: entry.lengths)
+                run.bytes += recordSize(lengths: entry.lengths)
             }
             if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
         }
