@@ -38,8 +38,10 @@ struct ObjectCacheWorkloads {
             for round in -1..<rounds {
                 let cache = try ObjectCache<String, BenchNote>(
                     directory: scratch.fresh("object-\(label)"), maxDiskSize: Int.max, memoryLimit: 0, format: format)
+                // The engine as ObjectCache opens it: packed storage.
                 let engine = try DiskLRUCache(
-                    directory: scratch.fresh("object-base-\(label)"), appVersion: 1, valueCount: 2, maxSize: Int.max)
+                    directory: scratch.fresh("object-base-\(label)"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+                    options: .init(storage: .packed))
                 let envelope = Data(repeating: 1, count: 40)
                 let engineKeys = keys.map { SHA256.hexDigest(Data($0.utf8)) }
                 let (so, sb) = try alternating(
