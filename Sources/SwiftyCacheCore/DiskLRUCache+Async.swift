@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -21,24 +19,32 @@ extension DiskLRUCache {
 
     /// Runs `work` on `pool` and returns its result to the awaiting task. If the task is
     /// cancelled before `work` starts, `work` never runs and this throws `CancellationError`.
+    ///
+    /// The result travels through a mutex-guarded ``Handoff`` rather than inside the
+    /// continuation: when the pool resumes the continuation before the task has suspended,
+    /// the runtime's fast path orders the two threads with an atomic that ThreadSanitizer
+    /// cannot see (swiftlang/swift#57803), and everything `work` wrote (a snapshot, the bytes
+    /// read) would be reported as a race. The mutex makes the order explicit.
     package static func offload<T: Sendable>(
         on pool: IOThreadPool = .shared, _ work: @escaping @Sendable () throws -> T
     ) async throws -> T {
         try Task.checkCancellation()
-        let cancelled = CancellationFlag()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+        let handoff = Handoff<T>()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 pool.submit {
-                    guard !cancelled.isSet else {
+                    guard handoff.start() else {
                         continuation.resume(throwing: CancellationError())
                         return
                     }
-                    continuation.resume(with: Result { try work() })
+                    handoff.finish(Result { try work() })
+                    continuation.resume()
                 }
             }
         } onCancel: {
-            cancelled.set()
+            handoff.cancel()
         }
+        return try handoff.takeResult()
     }
 
     /// Returns a snapshot of the entry for `key`, or `nil`; see `snapshot(forKey:)`.
@@ -79,8 +85,36 @@ extension DiskLRUCache {
 }
 
 /// Set when the awaiting task is cancelled, read by the job before it starts.
-final class CancellationFlag: Sendable {
-    private let value = Atomic(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
+/// The outcome of one offloaded job, handed from the pool's thread to the awaiting task under
+/// a mutex, with the flag that keeps a cancelled job from starting.
+final class Handoff<T: Sendable>: Sendable {
+    private struct State {
+        var isCancelled = false
+        var result: Result<T, any Error>?
+    }
+
+    private let state = LockedState(State())
+
+    /// Marks the job cancelled; a job that has not started yet will not run.
+    func cancel() { state.withLock { $0.isCancelled = true } }
+
+    /// Whether the job may run: `false` once cancelled.
+    func start() -> Bool { state.withLock { !$0.isCancelled } }
+
+    /// Stores the job's outcome, before the continuation is resumed.
+    func finish(_ result: Result<T, any Error>) { state.withLock { $0.result = result } }
+
+    /// The stored outcome. The pool resumes the continuation only after ``finish(_:)``, so it
+    /// is always there; were it not, the call reports a cancellation rather than trap.
+    func takeResult() throws -> T {
+        let result = state.withLock { state -> Result<T, any Error>? in
+            defer { state.result = nil }
+            return state.result
+        }
+        guard let result else {
+            assertionFailure("an offloaded job resumed its task without a result")
+            throw CancellationError()
+        }
+        return try result.get()
+    }
 }
