@@ -1,4 +1,4 @@
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,8 +10,27 @@ import Foundation
 /// off the caller's thread and off Swift's cooperative pool.
 extension ObjectCache {
     /// The value for `key`; see `value(forKey:)`.
+    ///
+    /// A memory hit returns on the caller's task without a thread hop; only a miss goes to the
+    /// I/O pool.
+    @inlinable
     public func value(forKey key: Key) async throws -> Value? {
+        // Inlinable, as the synchronous read: a memory hit runs specialized for the caller's types.
         if let value = memory.withLock({ $0.freshHit(key, clock: clock) }) { return value }
+        return try await valueFromDisk(forKey: key)
+    }
+
+    /// The rest of an `async` read, after a memory miss: on the caller's task when the value's
+    /// record is in the page cache (no thread hop), otherwise on the I/O pool.
+    @usableFromInline
+    func valueFromDisk(forKey key: Key) async throws -> Value? {
+        try Task.checkCancellation()
+        if case .finished(let value, let mustSave) = try valueIfInMemory(forKey: key) {
+            // Unsaved values the memory tier gave up for this one are written on the pool; if the
+            // task is cancelled first, they stay in memory, unsaved, for a later trim or save.
+            if !mustSave.isEmpty { _ = try? await DiskLRUCache.offload { self.saveAndDrop(mustSave) } }
+            return value
+        }
         return try await DiskLRUCache.offload { try self.valueAfterMemoryMiss(forKey: key) }
     }
 

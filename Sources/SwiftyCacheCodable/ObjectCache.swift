@@ -455,24 +455,44 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         guard let slots = try diskCall(key, operation: "value", { try disk.data(forKey: engineKey) }) else {
             return nil
         }
-        guard let envelope = try? Envelope(decoding: slots[0]),
-            envelope.codec == format.codec || envelope.codec == .raw
-        else {
-            eventHandler?(.incompatibleEntry(key: key))
-            try dropFromDisk(engineKey, key: key)
-            return nil
-        }
-        guard envelope.keyBytes == keyBytes else {
+        switch decode(slots, keyBytes: keyBytes, now: now) {
+        case .loaded(let loaded):
+            return loaded
+        case .collision:
             // Another key hashed to the same name: its entry stays, this key misses.
             eventHandler?(.hashCollision(key: key))
             return nil
-        }
-        if envelope.isExpired(at: now) {
+        case .incompatible:
+            eventHandler?(.incompatibleEntry(key: key))
+        case .expired:
             memory.withLock { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
-            try dropFromDisk(engineKey, key: key)
-            return nil
+        case .undecodable(let error):
+            memory.withLock { $0.statistics.decodeFailures += 1 }
+            eventHandler?(.decodingFailed(key: key, error: error))
         }
+        try dropFromDisk(engineKey, key: key)
+        return nil
+    }
+
+    /// What the slots of an entry hold for `key`.
+    enum Decoded {
+        case loaded(Loaded)
+        /// Another key's entry under the same hashed name.
+        case collision
+        /// Another format, or no envelope.
+        case incompatible
+        case expired
+        case undecodable(any Error)
+    }
+
+    /// Decodes an entry's slots, without side effects: the caller counts, reports and drops.
+    func decode(_ slots: [Data], keyBytes: Data, now: Date) -> Decoded {
+        guard let envelope = try? Envelope(decoding: slots[0]),
+            envelope.codec == format.codec || envelope.codec == .raw
+        else { return .incompatible }
+        guard envelope.keyBytes == keyBytes else { return .collision }
+        if envelope.isExpired(at: now) { return .expired }
         let payload = slots[1]
         do {
             var value = try decodeValue(payload, codec: envelope.codec)
@@ -480,13 +500,49 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
                 attachable.restoreAttachments(Array(slots[2...]))
                 if let restored = attachable as? Value { value = restored }
             }
-            return Loaded(value: value, cost: payload.count, expires: envelope.expires)
+            return .loaded(Loaded(value: value, cost: payload.count, expires: envelope.expires))
         } catch {
-            memory.withLock { $0.statistics.decodeFailures += 1 }
-            eventHandler?(.decodingFailed(key: key, error: error))
-            try dropFromDisk(engineKey, key: key)
-            return nil
+            return .undecodable(error)
         }
+    }
+
+    /// What a read from memory only found (see ``valueIfInMemory(forKey:)``).
+    enum MemoryOnlyRead {
+        /// The read is done: the value, or `nil` on a miss; `mustSave` holds the unsaved
+        /// values the memory tier gave up to make room, for the caller to write.
+        case finished(Value?, mustSave: [MemoryTier<Key, Value>.PendingSave])
+        /// It needs file I/O (the disk, or a write to drop an unusable entry).
+        case needsIO
+    }
+
+    /// `value(forKey:)` without waiting for file I/O, for the `async` overload on Swift's
+    /// cooperative pool: a memory hit, or a packed entry whose record is in the page cache
+    /// (see `DiskLRUCache.dataIfInMemory(forKey:)`), decoded here. Anything that needs the
+    /// disk or a write returns ``MemoryOnlyRead/needsIO`` before any effect.
+    func valueIfInMemory(forKey key: Key) throws -> MemoryOnlyRead {
+        let now = clock()
+        switch memory.withLock({ $0.lookup(key, now: now) }) {
+        case .hit(let value): return .finished(value, mustSave: [])
+        case .expired: return .needsIO
+        case .miss: break
+        }
+        let keyBytes = try encodeKey(key, operation: "value")
+        let engineKey = keyHasher.engineKey(for: keyBytes)
+        let read = try diskCall(key, operation: "value") { try disk.dataIfInMemory(forKey: engineKey) }
+        guard case .finished(let slots) = read else { return .needsIO }
+        guard let slots else {
+            memory.withLock { $0.statistics.misses += 1 }
+            return .finished(nil, mustSave: [])
+        }
+        guard case .loaded(let loaded) = decode(slots, keyBytes: keyBytes, now: now) else {
+            return .needsIO
+        }
+        let mustSave = memory.withLock { tier in
+            tier.statistics.diskHits += 1
+            return tier.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+                ? tier.trim() : []
+        }
+        return .finished(loaded.value, mustSave: mustSave)
     }
 
     private func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
@@ -544,7 +600,12 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
 
     /// Applies the memory limits, saving unsaved values before dropping them.
     func trimMemory() throws {
-        let mustSave = memory.withLock { $0.trim() }
+        saveAndDrop(memory.withLock { $0.trim() })
+    }
+
+    /// Writes the unsaved values the memory tier gave up, then drops them from memory; a value
+    /// that cannot be written stays there, unsaved.
+    func saveAndDrop(_ mustSave: [MemoryTier<Key, Value>.PendingSave]) {
         for pending in mustSave {
             do {
                 try persist(pending, operation: "evict from memory")

@@ -167,7 +167,11 @@ struct CacheState {
     /// opened, drops it as damaged.
     ///
     /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
-    mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadOutcome {
+    /// With `flushesReads` false, a due flush of the `READ` lines is left to the caller (see
+    /// ``isReadFlushDue``), for callers that must not write.
+    mutating func finishRead(
+        key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool, flushesReads: Bool = true
+    ) -> ReadOutcome {
         // A record moved by compaction counts as a change: the read plans again at its new place.
         guard let index = table.index(of: key), table[index].isReadable,
             table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location
@@ -193,11 +197,18 @@ struct CacheState {
             if !isReadOnly {
                 redundantOpCount += 1
                 journal.append(.read, key: key)
-                journal.flushReadsIfLarge()
+                if flushesReads { journal.flushReadsIfLarge() }
             }
         }
         return .valid
     }
+
+    /// Whether enough `READ` lines are buffered to write them.
+    var isReadFlushDue: Bool { journal.isReadFlushDue }
+
+    /// Writes the buffered `READ` lines if enough have piled up; a failure only marks the
+    /// journal broken, as for any read.
+    mutating func flushReadsIfLarge() { journal.flushReadsIfLarge() }
 
     /// The keys of committed entries, from least to most recently used.
     ///

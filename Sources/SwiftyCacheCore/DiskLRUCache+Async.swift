@@ -53,8 +53,14 @@ extension DiskLRUCache {
     }
 
     /// Reads every slot of the entry for `key`, or `nil`; see `data(forKey:)`.
+    ///
+    /// Values in packed records already in the page cache are read on the caller's task,
+    /// without a thread hop (a `preadv2` with `RWF_NOWAIT`, which never waits for the disk);
+    /// anything else goes to the I/O pool.
     public func data(forKey key: String) async throws -> [Data]? {
-        try await Self.offload { try self.data(forKey: key) }
+        try Task.checkCancellation()
+        if case .finished(let values) = try dataIfInMemory(forKey: key) { return values }
+        return try await Self.offload { try self.data(forKey: key) }
     }
 
     /// Creates or replaces every slot; see `setData(_:forKey:)`.

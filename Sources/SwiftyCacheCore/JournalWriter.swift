@@ -58,9 +58,12 @@ struct JournalWriter {
         }
     }
 
+    /// Whether enough lines are buffered for ``flushReadsIfLarge()`` to write them.
+    var isReadFlushDue: Bool { buffer.count >= Self.readBufferLimit }
+
     /// Flushes READ lines once enough have piled up; errors only mark the journal broken.
     mutating func flushReadsIfLarge() {
-        if buffer.count >= Self.readBufferLimit { try? flush(operation: "read") }
+        if isReadFlushDue { try? flush(operation: "read") }
     }
 
     /// With `syncsWrites`, forces the journal and the directory to stable storage.

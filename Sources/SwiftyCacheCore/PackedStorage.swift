@@ -371,17 +371,58 @@ final class PackedStorage: ValueStorage {
     ///
     /// - Throws: ``CacheError/Code/ioFailure`` for a failure that is not damage.
     func readRecord(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> RecordBytes? {
+        switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: false) {
+        case .found(let record): return record
+        case .missing, .notInMemory: return nil
+        }
+    }
+
+    /// What reading a record found.
+    enum RecordRead {
+        case found(RecordBytes)
+        /// Missing or damaged.
+        case missing
+        /// Reading it would wait for the disk (its segment not open, or its bytes not in the
+        /// page cache): nothing was done.
+        case notInMemory
+    }
+
+    /// Reads the record at `location` and checks it; with `cachedOnly`, only from a segment
+    /// already open and only bytes already in memory, so that the call never sleeps on I/O.
+    ///
+    /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
+    func readRecord(key: String, location: ValueLocation, lengths: [Int], cachedOnly: Bool) throws(CacheError)
+        -> RecordRead
+    {
         let size = Int(recordSize(lengths: lengths))
-        guard size > 0, let segment = try segmentFile(location.segment) else { return nil }
+        guard size > 0 else { return .missing }
+        let segment: SegmentFile
+        if cachedOnly {
+            guard let open = state.withLock({ $0.open[location.segment] }) else { return .notInMemory }
+            segment = open
+        } else {
+            guard let opened = try segmentFile(location.segment) else { return .missing }
+            segment = opened
+        }
         var failure: SystemCallError?
+        var wouldWait = false
         // Not zero-filled first: the read fills it, and only what it filled counts.
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             do throws(SystemCallError) {
                 while initialized < raw.count {
-                    let read = try fileSystem.read(
-                        segment.fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
-                        at: location.offset + Int64(initialized))
+                    let target = UnsafeMutableRawBufferPointer(rebasing: raw[initialized...])
+                    let offset = location.offset + Int64(initialized)
+                    let read: Int
+                    if cachedOnly {
+                        guard let cached = try fileSystem.readIfCached(segment.fd, into: target, at: offset) else {
+                            wouldWait = true
+                            return
+                        }
+                        read = cached
+                    } else {
+                        read = try fileSystem.read(segment.fd, into: target, at: offset)
+                    }
                     if read == 0 { break }
                     initialized += read
                 }
@@ -389,6 +430,7 @@ final class PackedStorage: ValueStorage {
                 failure = error
             }
         }
+        if wouldWait { return .notInMemory }
         if let failure {
             throw CacheError.ioFailure(failure, operation: "read", path: segmentPath(location.segment), key: key)
         }
@@ -399,9 +441,30 @@ final class PackedStorage: ValueStorage {
             : nil
         guard let offsets else {
             state.withLock { $0.corruptRecords += 1 }
-            return nil
+            return .missing
         }
-        return RecordBytes(bytes: bytes, offsets: offsets, lengths: lengths)
+        return .found(RecordBytes(bytes: bytes, offsets: offsets, lengths: lengths))
+    }
+
+    /// The values of an entry whose slots are all in its record, read only from memory:
+    /// `.notInMemory` as soon as anything would wait for the disk (a slot kept in a file, a
+    /// segment not open, bytes not in the page cache).
+    func readInlineValuesIfCached(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError)
+        -> CachedValues
+    {
+        guard location.segment != 0,
+            !lengths.contains(where: { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) })
+        else { return .notInMemory }
+        switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: true) {
+        case .notInMemory: return .notInMemory
+        case .missing: return .missing
+        case .found(let record):
+            return .found(
+                record.offsets.indices.map { slot in
+                    let start = record.offsets[slot]
+                    return Data(record.bytes[start..<(start + record.lengths[slot])])
+                })
+        }
     }
 
     /// The open segment `number`, opening it if needed; `nil` when it does not exist, was

@@ -61,6 +61,11 @@ package protocol FileSystem: Sendable {
     func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
     /// Reads into `buffer` at `offset`, returning how many bytes were read (0 at end of file).
     func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int
+    /// Reads as ``read(_:into:at:)`` does, but only bytes already in memory (the page cache):
+    /// `nil` when the read would have to wait for the disk, or when the system cannot tell.
+    /// It never sleeps on I/O, so it may run where blocking must not (Swift's cooperative pool).
+    func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError)
+        -> Int?
     /// The file's size in bytes (`fstat`).
     func size(of fd: Int32) throws(SystemCallError) -> Int64
     func fsync(_ fd: Int32) throws(SystemCallError)
@@ -90,6 +95,13 @@ package protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+    /// The default cannot tell what is in memory: every read goes the blocking way.
+    package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+        throws(SystemCallError) -> Int?
+    {
+        nil
+    }
+
     package func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
         try open(String(cString: path), flags: flags, mode: mode)
     }
@@ -190,6 +202,32 @@ package struct SystemFileSystem: FileSystem {
             if errno != EINTR { throw SystemCallError(call: "pread", errno: errno) }
         }
     }
+
+    /// `preadv2` with `RWF_NOWAIT` (Linux 4.14 and later): `EAGAIN` when the bytes are not in
+    /// the page cache, and `nil` where the call or the flag is not available.
+    package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+        throws(SystemCallError) -> Int?
+    {
+        #if os(Linux)
+        guard let preadv2 = systemPReadV2 else { return nil }
+        var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        while true {
+            let n = preadv2(fd, &vector, 1, off_t(offset), Self.readNoWait)
+            if n >= 0 { return n }
+            switch errno {
+            case EINTR: continue
+            // Not in memory; or a kernel or file system without the flag.
+            case EAGAIN, EOPNOTSUPP, EINVAL, ENOSYS: return nil
+            default: throw SystemCallError(call: "preadv2", errno: errno)
+            }
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// `RWF_NOWAIT` of `<linux/fs.h>`, a cast macro Swift does not import.
+    private static let readNoWait: Int32 = 0x08
 
     package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
         var info = stat()
@@ -318,3 +356,14 @@ private let systemRename: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>)
 private let systemUnlink: @Sendable (UnsafePointer<CChar>) -> Int32 = { unlink($0) }
 private let systemMkdir: @Sendable (UnsafePointer<CChar>, mode_t) -> Int32 = { mkdir($0, $1) }
 private let systemRmdir: @Sendable (UnsafePointer<CChar>) -> Int32 = { rmdir($0) }
+
+#if os(Linux)
+/// `preadv2`, which Glibc declares only under `_GNU_SOURCE` (so Swift does not see it), looked up
+/// once in the C library; `nil` on a C library without it.
+private let systemPReadV2: (@convention(c) (Int32, UnsafePointer<iovec>?, Int32, off_t, Int32) -> Int)? = {
+    // RTLD_DEFAULT is the null handle on Glibc and Musl.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "preadv2") else { return nil }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (Int32, UnsafePointer<iovec>?, Int32, off_t, Int32) -> Int).self)
+}()
+#endif

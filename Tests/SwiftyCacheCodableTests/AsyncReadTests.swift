@@ -1,0 +1,49 @@
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+/// `ObjectCache`'s `async` read: from memory, or from a packed record in the page cache on the
+/// caller's task, or the full read on the I/O pool, with the same results and effects as the
+/// synchronous read.
+@Suite struct AsyncReadTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aValueOnDiskIsReadCountedAndKeptInMemory() async throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10)
+        try await cache.set("v", forKey: "k")
+        cache.clearMemory()
+        #expect(try await cache.value(forKey: "k") == "v")
+        #expect(cache.statistics.diskHits == 1)
+        #expect(cache.memoryCount == 1)
+        #expect(try await cache.value(forKey: "k") == "v")
+        #expect(cache.statistics.memoryHits == 1)
+        #expect(try await cache.value(forKey: "absent") == nil)
+        #expect(cache.statistics.misses == 1)
+    }
+
+    @Test func anExpiredEntryReadAsynchronouslyIsAMissAndRemovedFromDisk() async throws {
+        let clock = TestClock()
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 0, clock: clock.function)
+        try await cache.set("short", forKey: "a", expiresAfter: .seconds(60))
+        try await cache.set("long", forKey: "b", expiresAfter: .seconds(3600))
+        clock.advance(by: 61)
+        #expect(try await cache.value(forKey: "a") == nil)
+        #expect(try await cache.value(forKey: "b") == "long")
+        #expect(cache.keys() == ["b"])
+        #expect(cache.statistics.expirations == 1)
+    }
+
+    @Test func anUnsavedValueGivenUpForALoadedOneIsSavedFirst() async throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 1)
+        try await cache.set("on disk", forKey: "b")
+        cache.clearMemory()
+        cache["a"] = "unsaved"  // memory only
+        let savesBefore = cache.statistics.saves
+        #expect(try await cache.value(forKey: "b") == "on disk")  // takes a's place in memory
+        #expect(cache.statistics.saves == savesBefore + 1)
+        cache.clearMemory()
+        #expect(try await cache.value(forKey: "a") == "unsaved")
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The read an `async` overload tries on the caller's task before it hops to the I/O pool:
+/// done only from memory (a packed record already in the page cache), and otherwise handed to
+/// the full read before it records anything.
+@Suite struct MemoryReadTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aPackedRecordInMemoryIsReadAndCountsAsAHitWithItsReadLine() throws {
+        let cache = try openCache(directory.url, storage: .packed)
+        try cache.set("k1", "abc", "de")
+        let read = try cache.dataIfInMemory(forKey: "k1")
+        guard case .finished(let values) = read else {
+            Issue.record("expected a finished read, got \(read)")
+            return
+        }
+        #expect(values == [Data("abc".utf8), Data("de".utf8)])
+        #expect(cache.statistics.hitCount == 1)
+        try cache.flush()
+        #expect(try JournalFixture.bodyLines(in: directory.url).last == "READ k1")
+    }
+
+    @Test func aMissIsFinishedAndCounted() throws {
+        let cache = try openCache(directory.url, storage: .packed)
+        guard case .finished(nil) = try cache.dataIfInMemory(forKey: "absent") else {
+            Issue.record("a miss needs no I/O")
+            return
+        }
+        #expect(cache.statistics.missCount == 1)
+    }
+
+    @Test func fileStorageLargeSlotsAndReadOnlyCachesNeedIOAndRecordNothing() throws {
+        let files = try openCache(directory.url.appending(path: "files"), storage: .files)
+        try files.set("k", "a", "b")
+        let packed = try openCache(directory.url.appending(path: "packed"), storage: .packed(inlineLimit: 4))
+        try packed.set("k", "a", "longer than four")
+        for cache in [files, packed] {
+            guard case .needsIO = try cache.dataIfInMemory(forKey: "k") else {
+                Issue.record("a value in a file needs I/O")
+                continue
+            }
+            #expect(cache.statistics.hitCount == 0)
+            #expect(cache.statistics.missCount == 0)
+        }
+        try packed.close()
+        let reader = try DiskLRUCache(
+            directory: directory.url.appending(path: "packed"), appVersion: testAppVersion, valueCount: 2,
+            maxSize: Int.max, options: .init(readOnly: true, storage: .packed(inlineLimit: 4)))
+        guard case .needsIO = try reader.dataIfInMemory(forKey: "k") else {
+            Issue.record("a read-only cache reads the writer's journal: I/O")
+            return
+        }
+    }
+
+    @Test func aRecordNotInThePageCacheNeedsIOUntilAFullReadBringsItBack() throws {
+        var cache = try openCache(directory.url, storage: .packed)
+        try cache.set("k1", "abc", "de")
+        try cache.close()
+        cache = try openCache(directory.url, storage: .packed)
+        let segment = directory.url.appending(path: "segment-00000001.pack").path
+        try evictFromPageCache(segment)
+        guard case .needsIO = try cache.dataIfInMemory(forKey: "k1") else {
+            Issue.record("a record not in the page cache needs I/O")
+            return
+        }
+        #expect(cache.statistics.hitCount == 0)
+        #expect(try cache.strings("k1") == ["abc", "de"])  // the full read brings it in
+        guard case .finished(let values) = try cache.dataIfInMemory(forKey: "k1") else {
+            Issue.record("a record back in the page cache is read from memory")
+            return
+        }
+        #expect(values == [Data("abc".utf8), Data("de".utf8)])
+        #expect(cache.statistics.hitCount == 2)
+    }
+
+    @Test func aDamagedRecordNeedsIOAndTheFullReadDropsIt() throws {
+        let cache = try openCache(directory.url, storage: .packed)
+        try cache.set("k1", "abc", "de")
+        #expect(try cache.strings("k1") == ["abc", "de"])  // opens the segment
+        // Flip the last value byte of the record, after the 16-byte segment header.
+        let segment = directory.url.appending(path: "segment-00000001.pack")
+        var bytes = try Data(contentsOf: segment)
+        bytes[bytes.count - 1] ^= 0xFF
+        let handle = try FileHandle(forWritingTo: segment)
+        try handle.seek(toOffset: UInt64(bytes.count - 1))
+        try handle.write(contentsOf: bytes.suffix(1))
+        try handle.close()
+        guard case .needsIO = try cache.dataIfInMemory(forKey: "k1") else {
+            Issue.record("damage is dealt with by the full read")
+            return
+        }
+        #expect(try cache.data(forKey: "k1") == nil)
+        #expect(cache.statistics.corruptRecordCount >= 1)
+    }
+
+    @Test func asyncReadsOfBothStoragesReturnWhatSyncReadsReturn() async throws {
+        for storage in bothStorages {
+            let cache = try openCache(directory.url.appending(path: "\(storage)"), storage: storage)
+            try await cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k")
+            #expect(try await cache.data(forKey: "k") == [Data("a".utf8), Data("b".utf8)])
+            #expect(try await cache.data(forKey: "absent") == nil)
+            #expect(cache.statistics.hitCount == 1)
+            #expect(cache.statistics.missCount == 1)
+        }
+    }
+
+    /// Writes the file's pages to disk and asks the kernel to drop them from the page cache.
+    private func evictFromPageCache(_ path: String) throws {
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        #expect(fsync(fd) == 0)
+        #expect(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
+    }
+}
