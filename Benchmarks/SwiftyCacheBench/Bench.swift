@@ -6,13 +6,15 @@ struct Options {
     var count = 20_000
     var valueSizes = [1024, 65_536]
     var rounds = 5
-    var workloads: Set<String> = ["engine", "scaling", "reopen", "object", "durability", "sqlite", "large"]
+    var workloads: Set<String> = [
+        "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large",
+    ]
     var scalingSizes = [1_000, 10_000, 100_000]
     var jsonPath: String?
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,durability,sqlite,large,packed-profile]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
@@ -159,6 +161,14 @@ enum SwiftyCacheBench {
         if options.workloads.contains("object") {
             settle()
             add(try await ObjectCacheWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("concurrency") {
+            settle()
+            let (figures, ratios) = try await ConcurrencyWorkloads(
+                count: options.count, rounds: options.rounds, scratch: scratch
+            ).run()
+            add(figures)
+            addDerived(ratios, format: "%.2f")
         }
         if options.workloads.contains("large") {
             settle()

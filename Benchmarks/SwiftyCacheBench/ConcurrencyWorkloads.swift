@@ -1,0 +1,185 @@
+import Dispatch
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+
+/// Reads that scale across threads, `async` against sync, and the snapshot read path against
+/// the one-call read and the floor: the rows of the latency and concurrency targets.
+///
+/// - Readers: 1, 2, 4 and 8 threads read distinct keys (thread `t` takes the keys `i` with
+///   `i % threads == t`) of a warm cache, started together; the figure is the throughput of
+///   all of them, and each row's baseline is the one-thread row.
+/// - Async: one task awaits reads one after another, against the same reads called
+///   synchronously, alternating rounds.
+struct ConcurrencyWorkloads {
+    let count: Int
+    let rounds: Int
+    let scratch: Scratch
+    static let threadCounts = [1, 2, 4, 8]
+
+    /// A read under test: `read(i)` reads key number `i`.
+    private struct Reader {
+        var name: String
+        var passes: Int
+        var read: @Sendable (Int) -> Void
+        var readAsync: (@Sendable (Int) async -> Void)?
+    }
+
+    func run() async throws -> (rows: [(engine: Figure, floor: Figure?)], derived: [(String, Double)]) {
+        var generator = SeededGenerator(seed: 7)
+        let pool = (0..<64).map { _ in [randomData(1024, using: &generator), randomData(1024, using: &generator)] }
+        let keys = (0..<count).map { "key-\($0)" }
+        let notes = (0..<count).map(BenchNote.make)
+        let noteKeys = (0..<count).map { "note-\($0)" }
+        let count = self.count
+
+        let files = try DiskLRUCache(
+            directory: scratch.fresh("readers-files"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+            options: .init(storage: .files))
+        let packed = try DiskLRUCache(
+            directory: scratch.fresh("readers-packed"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+            options: .init(storage: .packed))
+        let onDisk = try ObjectCache<String, BenchNote>(
+            directory: scratch.fresh("readers-object"), maxDiskSize: Int.max, memoryLimit: 0)
+        let inMemory = try ObjectCache<String, BenchNote>(
+            directory: scratch.fresh("readers-memory"), maxDiskSize: Int.max, memoryLimit: count)
+        // Not async, so that the synchronous overloads are the ones called.
+        func fill() throws {
+            for i in 0..<count {
+                try files.setData(pool[i % 64], forKey: keys[i])
+                try packed.setData(pool[i % 64], forKey: keys[i])
+                try onDisk.set(notes[i], forKey: noteKeys[i])
+                try inMemory.set(notes[i], forKey: noteKeys[i])
+            }
+        }
+        func closeAll() throws {
+            try files.close()
+            try packed.close()
+            try onDisk.close()
+            try inMemory.close()
+        }
+        try fill()
+        settle()
+
+        let readers = [
+            Reader(
+                name: "engine get files", passes: 2, read: { _ = try? files.data(forKey: keys[$0]) },
+                readAsync: { _ = try? await files.data(forKey: keys[$0]) }),
+            Reader(
+                name: "engine get packed", passes: 2, read: { _ = try? packed.data(forKey: keys[$0]) },
+                readAsync: { _ = try? await packed.data(forKey: keys[$0]) }),
+            Reader(
+                name: "object disk get", passes: 2, read: { _ = try? onDisk.value(forKey: noteKeys[$0]) },
+                readAsync: { _ = try? await onDisk.value(forKey: noteKeys[$0]) }),
+            Reader(
+                name: "object memory hit", passes: 20, read: { _ = try? inMemory.value(forKey: noteKeys[$0]) },
+                readAsync: { _ = try? await inMemory.value(forKey: noteKeys[$0]) }),
+        ]
+
+        var rows: [(engine: Figure, floor: Figure?)] = []
+        var derived: [(String, Double)] = []
+        for reader in readers {
+            var runs: [Int: [Run]] = [:]
+            for round in -1..<rounds {  // round -1 warms up
+                for threads in Self.threadCounts {
+                    let operations = count * reader.passes
+                    let seconds = onThreads(threads) { thread in
+                        for pass in 0..<reader.passes {
+                            for i in stride(from: (thread + pass) % threads, to: count, by: threads) { reader.read(i) }
+                        }
+                    }
+                    if round >= 0 {
+                        runs[threads, default: []].append(Run(operations: operations, seconds: seconds, latencies: []))
+                    }
+                }
+            }
+            let single = summarize("\(reader.name), 1 thread", runs[1] ?? [])
+            rows.append((single, nil))
+            for threads in Self.threadCounts.dropFirst() {
+                rows.append((summarize("\(reader.name), \(threads) threads", runs[threads] ?? []), single))
+            }
+            let rate = { (threads: Int) in summarize("", runs[threads] ?? []).opsPerSecond }
+            derived.append(("\(reader.name): 2 threads / 1", rate(2) / max(rate(1), 1e-12)))
+            derived.append(("\(reader.name): 8 threads / 2", rate(8) / max(rate(2), 1e-12)))
+
+            guard let readAsync = reader.readAsync else { continue }
+            var syncRuns: [Run] = []
+            var asyncRuns: [Run] = []
+            let operations = min(count, 20_000) * reader.passes
+            for round in -1..<rounds {
+                let sync = timed(operations, perOperation: false) { reader.read($0 % count) }
+                var asyncRun = Run(operations: operations, seconds: 0, latencies: [])
+                let start = nanoseconds()
+                for i in 0..<operations { await readAsync(i % count) }
+                asyncRun.seconds = Double(nanoseconds() - start) / 1e9
+                guard round >= 0 else { continue }
+                syncRuns.append(sync)
+                asyncRuns.append(asyncRun)
+            }
+            let syncFigure = summarize("\(reader.name), sync", syncRuns)
+            let asyncFigure = summarize("\(reader.name), async", asyncRuns)
+            rows.append((asyncFigure, syncFigure))
+            derived.append(
+                ("\(reader.name): async cost / sync", syncFigure.opsPerSecond / max(asyncFigure.opsPerSecond, 1e-12)))
+        }
+
+        // The snapshot path against the one-call read and the floor, files storage.
+        let floor = Floor(directory: scratch.fresh("snapshot-floor"), valueCount: 2)
+        for i in 0..<count { floor.set(keys[i], pool[i % 64]) }
+        var snapshotRuns: [Run] = []
+        var oneCallRuns: [Run] = []
+        var floorRuns: [Run] = []
+        for round in -1..<rounds {
+            let runs = try interleaved(
+                count,
+                [
+                    { i in
+                        guard let snapshot = try files.snapshot(forKey: keys[i]) else { return }
+                        _ = try snapshot.readData(at: 0)
+                        _ = try snapshot.readData(at: 1)
+                        snapshot.close()
+                    },
+                    { _ = try files.data(forKey: keys[$0]) },
+                    { _ = floor.get(keys[$0]) },
+                ])
+            guard round >= 0 else { continue }
+            snapshotRuns.append(runs[0])
+            oneCallRuns.append(runs[1])
+            floorRuns.append(runs[2])
+        }
+        let floorFigure = summarize("floor get 2 × 1 KiB", floorRuns)
+        let snapshotFigure = summarize("engine snapshot + data(at:) + close", snapshotRuns)
+        let oneCallFigure = summarize("engine data(forKey:)", oneCallRuns)
+        rows.append((snapshotFigure, floorFigure))
+        rows.append((oneCallFigure, floorFigure))
+        derived.append(
+            ("snapshot path / floor throughput", snapshotFigure.opsPerSecond / max(floorFigure.opsPerSecond, 1e-12)))
+        derived.append(
+            ("data(forKey:) / floor throughput", oneCallFigure.opsPerSecond / max(floorFigure.opsPerSecond, 1e-12)))
+
+        try closeAll()
+        return (rows, derived)
+    }
+}
+
+/// Runs `body(t)` on `threads` new threads started together, and returns the seconds from the
+/// start until the last one finished.
+func onThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for thread in 0..<threads {
+        done.enter()
+        Thread {
+            ready.signal()
+            go.wait()
+            body(thread)
+            done.leave()
+        }.start()
+    }
+    for _ in 0..<threads { ready.wait() }
+    let start = nanoseconds()
+    for _ in 0..<threads { go.signal() }
+    done.wait()
+    return Double(nanoseconds() - start) / 1e9
+}
