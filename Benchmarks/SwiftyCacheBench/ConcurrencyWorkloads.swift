@@ -6,9 +6,9 @@ import SwiftyCacheCore
 /// Reads that scale across threads, `async` against sync, and the snapshot read path against
 /// the one-call read and the floor: the rows of the latency and concurrency targets.
 ///
-/// - Readers: 1, 2, 4 and 8 threads read distinct keys (thread `t` takes the keys `i` with
-///   `i % threads == t`) of a warm cache, started together; the figure is the throughput of
-///   all of them, and each row's baseline is the one-thread row.
+/// - Readers: 1, 2, 4 and 8 threads read distinct keys (thread `t` takes the `t`-th of
+///   `threads` blocks of keys) of a warm cache, started together; the figure is the throughput
+///   of all of them, and each row's baseline is the one-thread row.
 /// - Async: one task awaits reads one after another, against the same reads called
 ///   synchronously, alternating rounds.
 struct ConcurrencyWorkloads {
@@ -61,7 +61,12 @@ struct ConcurrencyWorkloads {
         try fill()
         settle()
 
+        let keyData = keys.map { Data($0.utf8) }
         let readers = [
+            // No shared state at all: how far this machine scales by itself.
+            Reader(
+                name: "machine: SHA-256 of the key", passes: 10, read: { _ = SHA256.hexDigest(keyData[$0]) },
+                readAsync: nil),
             Reader(
                 name: "engine get files", passes: 2, read: { _ = try? files.data(forKey: keys[$0]) },
                 readAsync: { _ = try? await files.data(forKey: keys[$0]) }),
@@ -83,9 +88,13 @@ struct ConcurrencyWorkloads {
             for round in -1..<rounds {  // round -1 warms up
                 for threads in Self.threadCounts {
                     let operations = count * reader.passes
+                    // Thread `t` reads the `t`-th block of keys: neighbouring keys' values sit next
+                    // to each other in memory, and interleaving them across threads would bounce
+                    // their reference counts' cache lines between cores.
                     let seconds = onThreads(threads) { thread in
-                        for pass in 0..<reader.passes {
-                            for i in stride(from: (thread + pass) % threads, to: count, by: threads) { reader.read(i) }
+                        let block = (count * thread / threads)..<(count * (thread + 1) / threads)
+                        for _ in 0..<reader.passes {
+                            for i in block { reader.read(i) }
                         }
                     }
                     if round >= 0 {

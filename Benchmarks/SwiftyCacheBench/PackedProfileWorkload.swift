@@ -3,7 +3,7 @@ import SwiftyCacheCodable
 import SwiftyCacheCore
 
 /// Packed storage alone, for profiling (`--workload packed-profile`, under `perf record`): sets,
-/// then five passes of gets, of 2 slots of `valueSize` bytes.
+/// then five passes of gets, of 2 slots of `valueSize` bytes; then `ObjectCache` memory hits.
 struct PackedProfileWorkload {
     let count: Int
     let valueSize: Int
@@ -27,7 +27,15 @@ struct PackedProfileWorkload {
         let noteSets = try timed(count, perOperation: false) { try objects.set(notes[$0], forKey: keys[$0]) }
         let noteGets = try timed(5 * count, perOperation: false) { _ = try objects.value(forKey: keys[$0 % count]) }
         try objects.close()
+        // Memory hits alone: 50 passes over 20,000 ~1 KiB notes in the memory tier.
+        let memory = try ObjectCache<String, BenchNote>(
+            directory: scratch.fresh("memory-profile"), maxDiskSize: Int.max, memoryLimit: count)
+        let bigNotes = (0..<count).map(BenchNote.make)
+        for i in 0..<count { memory[keys[i]] = bigNotes[i] }
+        let hits = try timed(50 * count, perOperation: false) { _ = try memory.value(forKey: keys[$0 % count]) }
+        try memory.close()
         return [
+            (summarize("profile ObjectCache memory hit", [hits]), nil),
             (summarize("packed profile ObjectCache set note", [noteSets]), nil),
             (summarize("packed profile ObjectCache get note", [noteGets]), nil),
             (summarize("packed profile set 2 × \(valueSize) B", [sets]), nil),

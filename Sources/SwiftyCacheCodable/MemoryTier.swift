@@ -35,7 +35,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     let countLimit: Int
     let byteLimit: Int?
     @usableFromInline private(set) var items = LRUDictionary<Key, Item>()
-    private(set) var totalCost = 0
+    @usableFromInline private(set) var totalCost = 0
     private var nextVersion: UInt64 = 1
     @usableFromInline var statistics = ObjectCacheStatistics()
 
@@ -200,11 +200,39 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return mustSave
     }
 
+    /// Evicts least recently used saved values until `count` values are accounted for and
+    /// `bytes` encoded bytes freed. Unsaved values in the way count towards `count` and are
+    /// returned, still in memory, for the caller to save and then evict.
+    ///
+    /// - Complexity: O(evicted + unsaved values passed over).
+    mutating func evict(count: Int, bytes: Int) -> [PendingSave] {
+        var mustSave: [PendingSave] = []
+        var removed = 0
+        var freed = 0
+        var cursor = items.eldest
+        while cursor != -1 && (removed + mustSave.count < count || freed < bytes) {
+            let next = items.indexAfter(cursor)
+            if let key = items.key(at: cursor), let item = items.value(at: cursor) {
+                if item.isUnsaved {
+                    mustSave.append(
+                        PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
+                } else {
+                    freed += item.cost
+                    removed += 1
+                    remove(key)
+                    statistics.memoryEvictions += 1
+                }
+            }
+            cursor = next
+        }
+        return mustSave
+    }
+
     private func isOverLimit(excluding pending: Int) -> Bool {
         if items.count - pending > countLimit { return true }
         if let byteLimit, totalCost > byteLimit { return true }
         return false
     }
 
-    var count: Int { items.count }
+    @inlinable var count: Int { items.count }
 }

@@ -37,7 +37,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// The time-to-live of entries written without `expiresAfter`; `nil` keeps them until evicted.
     public let defaultTimeToLive: Duration?
 
-    @usableFromInline let memory: LockedState<MemoryTier<Key, Value>>
+    @usableFromInline let memory: MemoryStripes<Key, Value>
     @usableFromInline let clock: @Sendable () -> Date
     let keyHasher: any CacheKeyHasher
     let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
@@ -127,7 +127,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         }
         self.format = format
         self.defaultTimeToLive = defaultTimeToLive
-        self.memory = LockedState(MemoryTier(countLimit: memoryLimit, byteLimit: memoryByteLimit))
+        self.memory = MemoryStripes(countLimit: memoryLimit, byteLimit: memoryByteLimit)
         self.clock = clock
         self.keyHasher = keyHasher
         self.eventHandler = eventHandler
@@ -145,7 +145,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @inlinable
     public func value(forKey key: Key) throws -> Value? {
         // Inlinable, so a memory hit runs specialized for the caller's types.
-        if let value = memory.withLock({ $0.freshHit(key, clock: clock) }) { return value }
+        if let value = memory.withLock(for: key, { $0.freshHit(key, clock: clock) }) { return value }
         return try valueAfterMemoryMiss(forKey: key)
     }
 
@@ -153,11 +153,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @usableFromInline
     func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
         let now = clock()
-        switch memory.withLock({ $0.lookup(key, now: now) }) {
+        switch memory.withLock(for: key, { $0.lookup(key, now: now) }) {
         case .hit(let value):
             return value
         case .expired:
-            memory.withLock {
+            memory.withLock(for: key) {
                 $0.statistics.misses += 1
                 $0.statistics.expirations += 1
             }
@@ -168,14 +168,14 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             break
         }
         guard let loaded = try load(key, now: now) else {
-            memory.withLock { $0.statistics.misses += 1 }
+            memory.withLock(for: key) { $0.statistics.misses += 1 }
             return nil
         }
-        let mayNeedTrim = memory.withLock { tier in
+        let mayNeedTrim = memory.withLock(for: key) { tier in
             tier.statistics.diskHits += 1
             return tier.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
         }
-        if mayNeedTrim { try trimMemory() }
+        if mayNeedTrim { trimMemory(after: key) }
         return loaded.value
     }
 
@@ -189,8 +189,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             guard !isReadOnly else { return }
             if let newValue {
                 let expires = defaultTimeToLive.map { clock().addingTimeInterval($0.timeInterval) }
-                memory.withLock { _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires) }
-                try? trimMemory()
+                memory.withLock(for: key) {
+                    _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires)
+                }
+                trimMemory(after: key)
             } else {
                 _ = try? removePermanently(forKey: key)
             }
@@ -206,7 +208,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             throw ObjectCacheError.invalidConfiguration(
                 "attachment \(index) is outside 0..<\(attachmentCount)", key: "\(key)", operation: "attachment")
         }
-        if let pending = memory.withLock({ $0.pendingSave(for: key) }),
+        if let pending = memory.withLock(for: key, { $0.pendingSave(for: key) }),
             let attachable = pending.value as? any CacheAttachments
         {
             return attachable.attachments[index]
@@ -237,7 +239,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             else { continue }
             result.append(key)
         }
-        for pending in memory.withLock({ $0.unsaved }) where seen.insert(pending.key).inserted {
+        for pending in memory.unsaved where seen.insert(pending.key).inserted {
             result.append(pending.key)
         }
         return result
@@ -257,11 +259,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         let ttl = expiresAfter ?? defaultTimeToLive
         let expires = ttl.map { clock().addingTimeInterval($0.timeInterval) }
         let cost = try write(value, forKey: key, expires: expires, operation: "set")
-        let mayNeedTrim = memory.withLock { tier in
+        let mayNeedTrim = memory.withLock(for: key) { tier in
             tier.statistics.saves += 1
             return tier.storeWritten(value, forKey: key, cost: cost, expires: expires)
         }
-        if mayNeedTrim { try trimMemory() }
+        if mayNeedTrim { trimMemory(after: key) }
     }
 
     /// Writes every unsaved value to disk.
@@ -269,7 +271,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// - Throws: The first failure, after trying every value; values that failed stay unsaved.
     public func save() throws {
         var firstFailure: (any Error)?
-        for pending in memory.withLock({ $0.unsaved }) {
+        for pending in memory.unsaved {
             do {
                 try persist(pending, operation: "save")
             } catch {
@@ -283,13 +285,13 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///
     /// - Throws: ``ObjectCacheError``; the value then stays unsaved.
     public func save(_ key: Key) throws {
-        guard let pending = memory.withLock({ $0.pendingSave(for: key) }) else { return }
+        guard let pending = memory.withLock(for: key, { $0.pendingSave(for: key) }) else { return }
         try persist(pending, operation: "save")
     }
 
     /// Whether `key` has a value in memory that is not on disk yet.
     public func hasUnsavedValue(forKey key: Key) -> Bool {
-        memory.withLock { $0.pendingSave(for: key) != nil }
+        memory.withLock(for: key) { $0.pendingSave(for: key) != nil }
     }
 
     // MARK: Removing
@@ -298,12 +300,12 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// whose save fails stays in memory, still unsaved, and the failure goes to the event handler
     /// (``ObjectCacheEvent/saveFailed(key:error:)``): it is never dropped.
     public func clearMemory() {
-        for pending in memory.withLock({ $0.unsaved }) {
+        for pending in memory.unsaved {
             do { try persist(pending, operation: "clearMemory") } catch {
                 eventHandler?(.saveFailed(key: pending.key, error: error))
             }
         }
-        memory.withLock { tier in
+        memory.updateEach { tier in
             for key in tier.items.indicesInLRUOrder.compactMap({ tier.items.key(at: $0) }) {
                 _ = tier.removeIfSaved(key)
             }
@@ -320,7 +322,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             eventHandler?(.saveFailed(key: key, error: error))
             return
         }
-        _ = memory.withLock { $0.removeIfSaved(key) }
+        _ = memory.withLock(for: key) { $0.removeIfSaved(key) }
     }
 
     /// Removes `key` from memory and disk.
@@ -329,7 +331,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// - Throws: ``ObjectCacheError`` for a disk failure.
     @discardableResult
     public func removePermanently(forKey key: Key) throws -> Bool {
-        let inMemory = memory.withLock { $0.remove(key) } != nil
+        let inMemory = memory.withLock(for: key) { $0.remove(key) } != nil
         let onDisk = try removeFromDisk(key, operation: "removePermanently")
         return inMemory || onDisk
     }
@@ -338,7 +340,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///
     /// - Throws: ``ObjectCacheError`` for a disk failure.
     public func removeAll() throws {
-        memory.withLock { $0.removeAll() }
+        memory.updateEach { $0.removeAll() }
         try diskCall(nil, operation: "removeAll") { try disk.evictAll() }
     }
 
@@ -349,7 +351,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @discardableResult
     public func removeExpired() throws -> Int {
         let now = clock()
-        memory.withLock { tier in
+        memory.updateEach { tier in
             for index in tier.items.indicesInLRUOrder {
                 if let item = tier.items.value(at: index), let expires = item.expires, expires <= now,
                     let key = tier.items.key(at: index)
@@ -369,17 +371,17 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
                 if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) { eventHandler?(.expired(key: key)) }
             }
         }
-        memory.withLock { $0.statistics.expirations += removed }
+        memory.count { $0.expirations += removed }
         return removed
     }
 
     // MARK: State
 
     /// Counters since the cache was opened.
-    public var statistics: ObjectCacheStatistics { memory.withLock { $0.statistics } }
+    public var statistics: ObjectCacheStatistics { memory.statistics }
 
     /// The number of values in memory.
-    public var memoryCount: Int { memory.withLock { $0.count } }
+    public var memoryCount: Int { memory.count }
 
     /// The bytes the entries take on disk (values, envelopes and attachments).
     public var diskSize: Int { disk.size }
@@ -389,7 +391,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///
     /// - Complexity: O(unsaved values): each is hashed and looked up on disk.
     public var count: Int {
-        let unsaved = memory.withLock { $0.unsaved }
+        let unsaved = memory.unsaved
         var total = disk.count
         for pending in unsaved {
             guard let keyBytes = try? KeyCoding.bytes(of: pending.key),
@@ -410,7 +412,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// - Complexity: O(1) for a value in memory; otherwise one read of the entry's envelope.
     public func contains(_ key: Key) throws -> Bool {
         let now = clock()
-        switch memory.withLock({ $0.peek(key, now: now) }) {
+        switch memory.withLock(for: key, { $0.peek(key, now: now) }) {
         case .hit: return true
         case .expired: return false
         case .miss: break
@@ -433,7 +435,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     public func close() throws {
         var failure: (any Error)?
         do { try save() } catch { failure = error }
-        memory.withLock { $0.removeAll() }
+        memory.updateEach { $0.removeAll() }
         do { try diskCall(nil, operation: "close") { try disk.close() } } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
@@ -465,10 +467,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         case .incompatible:
             eventHandler?(.incompatibleEntry(key: key))
         case .expired:
-            memory.withLock { $0.statistics.expirations += 1 }
+            memory.withLock(for: key) { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
         case .undecodable(let error):
-            memory.withLock { $0.statistics.decodeFailures += 1 }
+            memory.withLock(for: key) { $0.statistics.decodeFailures += 1 }
             eventHandler?(.decodingFailed(key: key, error: error))
         }
         try dropFromDisk(engineKey, key: key)
@@ -521,7 +523,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// disk or a write returns ``MemoryOnlyRead/needsIO`` before any effect.
     func valueIfInMemory(forKey key: Key) throws -> MemoryOnlyRead {
         let now = clock()
-        switch memory.withLock({ $0.lookup(key, now: now) }) {
+        switch memory.withLock(for: key, { $0.lookup(key, now: now) }) {
         case .hit(let value): return .finished(value, mustSave: [])
         case .expired: return .needsIO
         case .miss: break
@@ -531,18 +533,17 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         let read = try diskCall(key, operation: "value") { try disk.dataIfInMemory(forKey: engineKey) }
         guard case .finished(let slots) = read else { return .needsIO }
         guard let slots else {
-            memory.withLock { $0.statistics.misses += 1 }
+            memory.withLock(for: key) { $0.statistics.misses += 1 }
             return .finished(nil, mustSave: [])
         }
         guard case .loaded(let loaded) = decode(slots, keyBytes: keyBytes, now: now) else {
             return .needsIO
         }
-        let mustSave = memory.withLock { tier in
+        let stored = memory.withLock(for: key) { tier in
             tier.statistics.diskHits += 1
             return tier.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
-                ? tier.trim() : []
         }
-        return .finished(loaded.value, mustSave: mustSave)
+        return .finished(loaded.value, mustSave: stored ? memory.trim(after: key) : [])
     }
 
     private func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
@@ -592,15 +593,16 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
     func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: String) throws {
         let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
-        memory.withLock {
+        memory.withLock(for: pending.key) {
             $0.statistics.saves += 1
             $0.markSaved(pending.key, version: pending.version, cost: cost)
         }
     }
 
-    /// Applies the memory limits, saving unsaved values before dropping them.
-    func trimMemory() throws {
-        saveAndDrop(memory.withLock { $0.trim() })
+    /// Applies the memory limits after a store of `key`, saving unsaved values before
+    /// dropping them.
+    func trimMemory(after key: Key) {
+        saveAndDrop(memory.trim(after: key))
     }
 
     /// Writes the unsaved values the memory tier gave up, then drops them from memory; a value
@@ -609,7 +611,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         for pending in mustSave {
             do {
                 try persist(pending, operation: "evict from memory")
-                memory.withLock { tier in
+                memory.withLock(for: pending.key) { tier in
                     if tier.removeIfSaved(pending.key) { tier.statistics.memoryEvictions += 1 }
                 }
             } catch {

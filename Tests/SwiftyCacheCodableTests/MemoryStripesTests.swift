@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Synchronization
+import Testing
+
+@testable import SwiftyCacheCodable
+
+/// The memory tier split by key hash: the limits shared out exactly, each stripe evicting on
+/// its own, the counters added up, and small tiers kept whole (exact LRU order).
+@Suite struct MemoryStripesTests {
+    let directory = TemporaryDirectory()
+
+    @Test func smallTiersKeepOneStripeAndLargeOnesSplit() {
+        #expect(MemoryStripes<Int, String>(countLimit: 100, byteLimit: 1_000).stripes.count == 1)
+        #expect(MemoryStripes<Int, String>(countLimit: 511, byteLimit: nil).stripes.count == 1)
+        #expect(MemoryStripes<Int, String>(countLimit: 1_000, byteLimit: nil).stripes.count == 3)
+        #expect(MemoryStripes<Int, String>(countLimit: 100_000, byteLimit: 7).stripes.count == 16)
+    }
+
+    @Test func aWorkingSetThatFitsTheLimitStaysWholeInMemory() throws {
+        let limit = 4_096
+        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        #expect(cache.memory.stripes.count == 16)
+        for key in 0..<limit { cache[key] = "v\(key)" }  // in memory only, unsaved
+        #expect(cache.memoryCount == limit)
+        #expect(cache.statistics.saves == 0)  // nothing had to make room
+        for key in 0..<limit { _ = try cache.value(forKey: key) }
+        #expect(cache.statistics.memoryHits == limit)
+        #expect(cache.statistics.diskHits == 0)
+        #expect(cache.statistics.memoryEvictions == 0)
+    }
+
+    @Test func theByteLimitHoldsOverAllStripes() throws {
+        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: 1_024, memoryByteLimit: 4_000)
+        for key in 0..<1_024 { try cache.set(String(repeating: "x", count: 20), forKey: key) }
+        // Each value encodes to 22 bytes of JSON: 181 fit in 4,000 bytes.
+        #expect(cache.memoryCount == 4_000 / 22)
+        #expect(cache.memory.totals.cost.load(ordering: .relaxed) <= 4_000)
+    }
+
+    @Test func aStripedTierHoldsItsLimitAndCountsEveryHit() throws {
+        let limit = 1_024
+        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        #expect(cache.memory.stripes.count == 4)
+        for key in 0..<(2 * limit) { try cache.set("v\(key)", forKey: key) }
+        // Each stripe keeps its share of the most recent values.
+        #expect(cache.memoryCount == limit)
+        let inMemory = (0..<(2 * limit)).filter { key in cache.memory.withLock(for: key) { $0.contains(key) } }
+        #expect(inMemory.count == limit)
+        // Four threads read the values in memory at once; every read is a counted hit.
+        let before = cache.statistics.memoryHits
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for key in inMemory where key % 4 == worker { _ = try? cache.value(forKey: key) }
+        }
+        #expect(cache.statistics.memoryHits - before == limit)
+        #expect(cache.statistics.diskHits == 0)
+    }
+
+    @Test func eachStripeEvictsItsLeastRecentlyUsedSavedValueFirst() throws {
+        let limit = 512
+        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        #expect(cache.memory.stripes.count == 2)
+        for key in 0..<limit { try cache.set("v\(key)", forKey: key) }
+        // Touch the older half, then add as many new keys as a stripe can hold over its share:
+        // the untouched half goes first, in every stripe.
+        for key in 0..<(limit / 2) { _ = try cache.value(forKey: key) }
+        for key in limit..<(limit + limit / 4) { try cache.set("v\(key)", forKey: key) }
+        let evicted = (0..<limit).filter { key in !cache.memory.withLock(for: key) { $0.contains(key) } }
+        #expect(evicted.count == limit / 4)
+        #expect(evicted.allSatisfy { $0 >= limit / 2 })
+    }
+}
