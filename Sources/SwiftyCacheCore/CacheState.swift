@@ -151,6 +151,33 @@ struct CacheState {
         return ReadPlan(lengths: lengths, location: table.location(index), sequenceNumber: table.sequenceNumber(index))
     }
 
+    /// A read planned and recorded in one lock hold, for values that check themselves (a
+    /// packed record whose slots are all inline: its checksum covers the key and the lengths,
+    /// and a superseded record still holds the values that were current at the plan): the hit,
+    /// the LRU touch and the `READ` line are recorded with the plan, and no second lock hold
+    /// is needed. If the values then cannot be read, the caller calls ``unrecordRead()`` and
+    /// reads the validating way. Not for a read-only cache.
+    ///
+    /// - Complexity: O(1).
+    mutating func planRecordedRead(key: String, flushesReads: Bool) throws(CacheError) -> ReadPlan? {
+        guard let plan = try planRead(key: key, recordingRead: true), let index = table.index(of: key) else {
+            return nil
+        }
+        statistics.hitCount += 1
+        table.touch(index)
+        redundantOpCount += 1
+        journal.append(.read, key: key)
+        if flushesReads { journal.flushReadsIfLarge() }
+        return plan
+    }
+
+    /// Takes back the hit a ``planRecordedRead(key:flushesReads:)`` counted, when the read
+    /// goes the validating way after all (which counts it again). The LRU touch and the `READ`
+    /// line stay: a second one changes nothing.
+    mutating func unrecordRead() {
+        statistics.hitCount -= 1
+    }
+
     /// How the second half of a read ended.
     enum ReadOutcome {
         /// The values opened are the entry's committed ones: the read counts.

@@ -27,6 +27,13 @@ extension DiskLRUCache {
     ///
     /// - Complexity: O(1) lock work and one `open` and `fstat` per slot, per attempt.
     func openEntry(key: String, recordingRead: Bool, operation: String) throws -> OpenedEntry? {
+        if recordingRead, let packed = storage as? PackedStorage {
+            switch try readRecordInOneHold(packed, key: key, operation: operation) {
+            case .opened(let entry): return entry
+            case .missed: return nil
+            case .fallBack: break
+            }
+        }
         for _ in 0..<Self.readAttempts {
             let plan = try locked(operation: operation, key: key, claimsCleanup: recordingRead) {
                 try $0.planRead(key: key, recordingRead: recordingRead)
@@ -72,36 +79,74 @@ extension DiskLRUCache {
     /// `data(forKey:)` for callers that must not block (the `async` overloads on Swift's
     /// cooperative pool): done when the entry's values are all in its packed record and the
     /// record is in the page cache, read with `RWF_NOWAIT`; ``MemoryRead/needsIO`` otherwise,
-    /// before anything was recorded. It waits for no file I/O: it takes the cache lock (held
-    /// only for in-memory work and journal appends), reads only from memory, and leaves a
-    /// due flush of buffered `READ` lines to the I/O pool.
+    /// with its hit taken back. It waits for no file I/O: it takes the cache lock (held only for
+    /// in-memory work and journal appends), reads only from memory, and leaves a due flush of
+    /// buffered `READ` lines to the I/O pool.
     ///
-    /// - Complexity: Two short lock holds and one `preadv2`, as a packed `data(forKey:)`.
+    /// - Complexity: One short lock hold and one `preadv2`, as a packed `data(forKey:)`.
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {
         try validateForReading(key, operation: "data")
         guard let packed = storage as? PackedStorage else { return .needsIO }
-        let plan = try locked(operation: "data", key: key) { (state) throws -> CacheState.ReadPlan?? in
+        let (plan, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) {
+            (state) throws -> (CacheState.ReadPlan??, Bool) in
             // A read-only cache reads the writer's journal to check an entry: file I/O.
-            guard !state.isReadOnly else { return .none }
-            return .some(try state.planRead(key: key, recordingRead: true))
-        }
-        guard let plan else { return .needsIO }
-        guard let plan else { return .finished(nil) }
-        guard
-            case .found(let values) = try packed.readInlineValuesIfCached(
-                key: key, location: plan.location, lengths: plan.lengths)
-        else { return .needsIO }
-        let (outcome, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) { state in
-            (
-                state.finishRead(key: key, plan: plan, opened: true, recordingRead: true, flushesReads: false),
-                state.isReadFlushDue
-            )
+            guard !state.isReadOnly else { return (.none, false) }
+            return (.some(try state.planRecordedRead(key: key, flushesReads: false)), state.isReadFlushDue)
         }
         if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
-        switch outcome {
-        case .valid: return .finished(values)
-        case .changed, .missing: return .needsIO
+        guard let plan else { return .needsIO }
+        guard let plan else { return .finished(nil) }
+        let read: CachedValues
+        do {
+            read = try packed.readInlineValuesIfCached(key: key, location: plan.location, lengths: plan.lengths)
+        } catch {
+            try? locked(operation: "data", key: key) { $0.unrecordRead() }
+            throw error
         }
+        guard case .found(let values) = read else {
+            try locked(operation: "data", key: key) { $0.unrecordRead() }
+            return .needsIO
+        }
+        return .finished(values)
+    }
+
+    /// What a read in one lock hold found.
+    private enum OneHoldRead {
+        case opened(OpenedEntry)
+        case missed
+        /// The entry's values are not all in a record that reads back whole (or the cache is
+        /// read-only): read the validating way. Nothing stays recorded.
+        case fallBack
+    }
+
+    /// A packed read with one lock hold (``CacheState/planRecordedRead(key:flushesReads:)``):
+    /// readers of different keys meet at the lock once per read, not twice.
+    ///
+    /// - Complexity: One lock hold and one `pread`.
+    private func readRecordInOneHold(_ packed: PackedStorage, key: String, operation: String) throws -> OneHoldRead {
+        let plan = try locked(operation: operation, key: key, claimsCleanup: true) {
+            (state) throws -> CacheState.ReadPlan?? in
+            guard !state.isReadOnly else { return .none }
+            return .some(try state.planRecordedRead(key: key, flushesReads: true))
+        }
+        guard let plan else { return .fallBack }
+        guard let plan else { return .missed }
+        if packed.holdsInline(location: plan.location, lengths: plan.lengths) {
+            let read: PackedStorage.RecordRead
+            do {
+                read = try packed.readRecord(
+                    key: key, location: plan.location, lengths: plan.lengths, cachedOnly: false, countsDamage: false)
+            } catch {
+                try? locked(operation: operation, key: key) { $0.unrecordRead() }
+                throw error
+            }
+            if case .found(let record) = read {
+                let values = OpenedValues(descriptors: Array(repeating: -1, count: valueCount), record: record)
+                return .opened(OpenedEntry(values: values, lengths: plan.lengths, sequenceNumber: plan.sequenceNumber))
+            }
+        }
+        try locked(operation: operation, key: key) { $0.unrecordRead() }
+        return .fallBack
     }
 
     /// Writes the buffered `READ` lines once enough have piled up.

@@ -391,9 +391,11 @@ final class PackedStorage: ValueStorage {
     /// already open and only bytes already in memory, so that the call never sleeps on I/O.
     ///
     /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
-    func readRecord(key: String, location: ValueLocation, lengths: [Int], cachedOnly: Bool) throws(CacheError)
-        -> RecordRead
-    {
+    /// With `countsDamage` false, a damaged record is not counted in ``corruptRecordCount``:
+    /// for a first attempt whose caller reads again the validating way, which counts it.
+    func readRecord(
+        key: String, location: ValueLocation, lengths: [Int], cachedOnly: Bool, countsDamage: Bool = true
+    ) throws(CacheError) -> RecordRead {
         let size = Int(recordSize(lengths: lengths))
         guard size > 0 else { return .missing }
         let segment: SegmentFile
@@ -440,10 +442,15 @@ final class PackedStorage: ValueStorage {
             ? bytes.withUnsafeBytes { PackedRecord.validate($0, key: key, lengths: lengths, inlineLimit: inlineLimit) }
             : nil
         guard let offsets else {
-            state.withLock { $0.corruptRecords += 1 }
+            if countsDamage { state.withLock { $0.corruptRecords += 1 } }
             return .missing
         }
         return .found(RecordBytes(bytes: bytes, offsets: offsets, lengths: lengths))
+    }
+
+    /// Whether every slot of the entry at `location` is in its record (none in a file).
+    func holdsInline(location: ValueLocation, lengths: [Int]) -> Bool {
+        location.segment != 0 && !lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
     }
 
     /// The values of an entry whose slots are all in its record, read only from memory:
@@ -452,10 +459,8 @@ final class PackedStorage: ValueStorage {
     func readInlineValuesIfCached(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError)
         -> CachedValues
     {
-        guard location.segment != 0,
-            !lengths.contains(where: { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) })
-        else { return .notInMemory }
-        switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: true) {
+        guard holdsInline(location: location, lengths: lengths) else { return .notInMemory }
+        switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: true, countsDamage: false) {
         case .notInMemory: return .notInMemory
         case .missing: return .missing
         case .found(let record):
