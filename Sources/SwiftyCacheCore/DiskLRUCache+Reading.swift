@@ -86,6 +86,7 @@ extension DiskLRUCache {
     /// - Complexity: One short lock hold and one `preadv2`, as a packed `data(forKey:)`.
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {
         try validateForReading(key, operation: "data")
+        if let files = storage as? FileStorage { return try filesIfInMemory(files, key: key) }
         guard let packed = storage as? PackedStorage else { return .needsIO }
         let (plan, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) {
             (state) throws -> (CacheState.ReadPlan??, Bool) in
@@ -107,6 +108,32 @@ extension DiskLRUCache {
             try locked(operation: "data", key: key) { $0.unrecordRead() }
             return .needsIO
         }
+        return .finished(values)
+    }
+
+    /// ``dataIfInMemory(forKey:)`` in file storage: planned under the lock, the files opened
+    /// and read from the kernel's caches outside it, and checked under it (as any read: a
+    /// commit in between sends it to the full read).
+    ///
+    /// - Complexity: Two short lock holds; per slot an `openat2`, `fstat`, `preadv2`, `close`.
+    private func filesIfInMemory(_ files: FileStorage, key: String) throws -> MemoryRead {
+        let plan = try locked(operation: "data", key: key) { (state) throws -> CacheState.ReadPlan?? in
+            guard !state.isReadOnly else { return .none }
+            return .some(try state.planRead(key: key, recordingRead: true))
+        }
+        guard let plan else { return .needsIO }
+        guard let plan else { return .finished(nil) }
+        guard case .found(let values) = files.readValuesIfCached(key: key, lengths: plan.lengths) else {
+            return .needsIO
+        }
+        let (outcome, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) { state in
+            (
+                state.finishRead(key: key, plan: plan, opened: true, recordingRead: true, flushesReads: false),
+                state.isReadFlushDue
+            )
+        }
+        if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
+        guard case .valid = outcome else { return .needsIO }
         return .finished(values)
     }
 

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Values in one file per slot, the Java `DiskLruCache` layout: `key.0`, `key.1`, … hold the
 /// committed values; an edit writes `key.i.tmp` and publishing renames it over `key.i`.
 ///
@@ -275,6 +281,53 @@ struct FileStorage: ValueStorage {
     static func isDamage(_ error: SystemCallError) -> Bool {
         let damage = [Errno.noEntry, Errno.loop, Errno.nameTooLong, Errno.isDirectory, Errno.noDeviceOrAddress]
         return damage.contains(error.errno) || error.call == "fstat"
+    }
+
+    /// Opens and reads every slot of `key` from memory only: each path resolved from the
+    /// kernel's caches (`openat2` with `RESOLVE_CACHED`), each file's bytes from the page
+    /// cache (`preadv2` with `RWF_NOWAIT`). ``CachedValues/notInMemory`` as soon as anything
+    /// would wait for the disk or fails (the full read then reports the error), and
+    /// ``CachedValues/missing`` for a file missing or of the wrong kind or length.
+    ///
+    /// - Complexity: One `openat2`, `fstat`, `preadv2` and `close` per slot.
+    func readValuesIfCached(key: String, lengths: [Int]) -> CachedValues {
+        let fileSystem = self.fileSystem
+        var values: [Data] = []
+        values.reserveCapacity(valueCount)
+        for slot in 0..<valueCount {
+            let opened: Int32?
+            do throws(SystemCallError) {
+                opened = try withSlotPath(key, slot, temporary: false) { (path) throws(SystemCallError) in
+                    try fileSystem.openIfCached(cString: path, flags: OpenFlags.readOnly)
+                }
+            } catch {
+                return Self.isDamage(error) ? .missing : .notInMemory
+            }
+            guard let fd = opened else { return .notInMemory }
+            defer { try? fileSystem.close(fd) }
+            guard let status = try? fileSystem.status(of: fd), status.kind == .regular,
+                status.size == Int64(lengths[slot])
+            else { return .missing }
+            var wouldWait = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: lengths[slot]) { buffer, initialized in
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                while initialized < raw.count {
+                    guard
+                        let read = try? fileSystem.readIfCached(
+                            fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
+                            at: Int64(initialized)),
+                        read > 0
+                    else {
+                        wouldWait = true
+                        return
+                    }
+                    initialized += read
+                }
+            }
+            if wouldWait { return .notInMemory }
+            values.append(Data(bytes))
+        }
+        return .found(values)
     }
 
     func read(

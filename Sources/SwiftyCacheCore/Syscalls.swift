@@ -61,6 +61,10 @@ package protocol FileSystem: Sendable {
     func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
     /// Reads into `buffer` at `offset`, returning how many bytes were read (0 at end of file).
     func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError) -> Int
+    /// Opens a file for reading as `open` does, but only when the path resolves from the
+    /// kernel's caches (no directory or inode read from disk): `nil` when it would have to
+    /// wait for the disk, or when the system cannot tell. Never sleeps on I/O.
+    func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallError) -> Int32?
     /// Reads as ``read(_:into:at:)`` does, but only bytes already in memory (the page cache):
     /// `nil` when the read would have to wait for the disk, or when the system cannot tell.
     /// It never sleeps on I/O, so it may run where blocking must not (Swift's cooperative pool).
@@ -95,6 +99,11 @@ package protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+    /// The default cannot tell what is in memory: every open goes the blocking way.
+    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallError) -> Int32? {
+        nil
+    }
+
     /// The default cannot tell what is in memory: every read goes the blocking way.
     package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
         throws(SystemCallError) -> Int?
@@ -225,6 +234,44 @@ package struct SystemFileSystem: FileSystem {
         return nil
         #endif
     }
+
+    /// `openat2` with `RESOLVE_CACHED` (Linux 5.12 and later): `EAGAIN` when the lookup
+    /// needs the disk, and `nil` where the call or the flag is not available.
+    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallError) -> Int32? {
+        #if os(Linux)
+        guard let syscall = systemSyscall else { return nil }
+        var how = OpenHow(flags: UInt64(UInt32(bitPattern: flags)), mode: 0, resolve: Self.resolveCached)
+        while true {
+            let fd = withUnsafePointer(to: &how) { how in
+                syscall(
+                    Self.openat2Number, Int(AT_FDCWD), Int(bitPattern: path), Int(bitPattern: how),
+                    MemoryLayout<OpenHow>.size)
+            }
+            if fd >= 0 { return Int32(truncatingIfNeeded: fd) }
+            switch errno {
+            case EINTR: continue
+            // Not in the caches; or a kernel without openat2 or the flag.
+            case EAGAIN, ENOSYS, EINVAL, E2BIG, EPERM: return nil
+            default: throw SystemCallError(call: "openat2", errno: errno)
+            }
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    #if os(Linux)
+    /// `struct open_how` of `<linux/openat2.h>`.
+    private struct OpenHow {
+        var flags: UInt64
+        var mode: UInt64
+        var resolve: UInt64
+    }
+    /// `RESOLVE_CACHED` of `<linux/openat2.h>`.
+    private static let resolveCached: UInt64 = 0x20
+    /// `SYS_openat2`: the same number on every Linux architecture (new system calls share one table).
+    private static let openat2Number = 437
+    #endif
 
     /// `RWF_NOWAIT` of `<linux/fs.h>`, a cast macro Swift does not import.
     private static let readNoWait: Int32 = 0x08
@@ -365,5 +412,18 @@ private let systemPReadV2: (@convention(c) (Int32, UnsafePointer<iovec>?, Int32,
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "preadv2") else { return nil }
     return unsafeBitCast(
         symbol, to: (@convention(c) (Int32, UnsafePointer<iovec>?, Int32, off_t, Int32) -> Int).self)
+}()
+
+/// `syscall(2)` with four arguments, for `openat2`, which Glibc 2.36 does not wrap. `syscall`
+/// is variadic, which Swift cannot call; on Linux's x86-64 and AArch64 calling conventions,
+/// integer arguments of a variadic call travel in the same registers as a fixed one, and the C
+/// library's `syscall` only moves them into the kernel's, so a fixed four-argument type is safe.
+private let systemSyscall: (@convention(c) (Int, Int, Int, Int, Int) -> Int)? = {
+    #if arch(x86_64) || arch(arm64)
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syscall") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int, Int, Int, Int, Int) -> Int).self)
+    #else
+    return nil
+    #endif
 }()
 #endif

@@ -16,13 +16,11 @@ import Glibc
     @Test func aPackedRecordInMemoryIsReadAndCountsAsAHitWithItsReadLine() throws {
         let cache = try openCache(directory.url, storage: .packed)
         try cache.set("k1", "abc", "de")
-        let read = try cache.dataIfInMemory(forKey: "k1")
-        guard case .finished(let values) = read else {
-            Issue.record("expected a finished read, got \(read)")
-            return
-        }
+        let values = try readFromMemory("k1", in: cache)
         #expect(values == [Data("abc".utf8), Data("de".utf8)])
-        #expect(cache.statistics.hitCount == 1)
+        // One hit per read, from memory or the full way (after a page was dropped).
+        #expect(cache.statistics.hitCount >= 1)
+        #expect(cache.statistics.missCount == 0)
         try cache.flush()
         #expect(try JournalFixture.bodyLines(in: directory.url).last == "READ k1")
     }
@@ -36,23 +34,38 @@ import Glibc
         #expect(cache.statistics.missCount == 1)
     }
 
-    @Test func fileStorageLargeSlotsAndReadOnlyCachesNeedIOAndRecordNothing() throws {
-        let files = try openCache(directory.url.appending(path: "files"), storage: .files)
-        try files.set("k", "a", "b")
-        let packed = try openCache(directory.url.appending(path: "packed"), storage: .packed(inlineLimit: 4))
-        try packed.set("k", "a", "longer than four")
-        for cache in [files, packed] {
-            guard case .needsIO = try cache.dataIfInMemory(forKey: "k") else {
-                Issue.record("a value in a file needs I/O")
-                continue
-            }
-            #expect(cache.statistics.hitCount == 0)
-            #expect(cache.statistics.missCount == 0)
+    @Test func valueFilesInTheKernelsCachesAreReadAndCountAsAHit() throws {
+        let cache = try openCache(directory.url, storage: .files)
+        try cache.set("k1", "abc", "de")
+        let values = try readFromMemory("k1", in: cache)
+        #expect(values == [Data("abc".utf8), Data("de".utf8)])
+        #expect(cache.statistics.hitCount >= 1)
+        let hits = cache.statistics.hitCount
+        try cache.flush()
+        #expect(try JournalFixture.bodyLines(in: directory.url).last == "READ k1")
+        // A value file out of the page cache: the full read, and nothing recorded here.
+        try evictFromPageCache(directory.url.appending(path: "k1.1").path)
+        guard case .needsIO = try cache.dataIfInMemory(forKey: "k1") else {
+            Issue.record("a value file not in the page cache needs I/O")
+            return
         }
+        #expect(cache.statistics.hitCount == hits)
+        #expect(try cache.strings("k1") == ["abc", "de"])
+    }
+
+    @Test func largeSlotsOfPackedStorageAndReadOnlyCachesNeedIOAndRecordNothing() throws {
+        let packed = try openCache(directory.url, storage: .packed(inlineLimit: 4))
+        try packed.set("k", "a", "longer than four")
+        guard case .needsIO = try packed.dataIfInMemory(forKey: "k") else {
+            Issue.record("a packed value in a file needs I/O")
+            return
+        }
+        #expect(packed.statistics.hitCount == 0)
+        #expect(packed.statistics.missCount == 0)
         try packed.close()
         let reader = try DiskLRUCache(
-            directory: directory.url.appending(path: "packed"), appVersion: testAppVersion, valueCount: 2,
-            maxSize: Int.max, options: .init(readOnly: true, storage: .packed(inlineLimit: 4)))
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
+            options: .init(readOnly: true, storage: .packed(inlineLimit: 4)))
         guard case .needsIO = try reader.dataIfInMemory(forKey: "k") else {
             Issue.record("a read-only cache reads the writer's journal: I/O")
             return
@@ -72,12 +85,8 @@ import Glibc
         }
         #expect(cache.statistics.hitCount == 0)
         #expect(try cache.strings("k1") == ["abc", "de"])  // the full read brings it in
-        guard case .finished(let values) = try cache.dataIfInMemory(forKey: "k1") else {
-            Issue.record("a record back in the page cache is read from memory")
-            return
-        }
-        #expect(values == [Data("abc".utf8), Data("de".utf8)])
-        #expect(cache.statistics.hitCount == 2)
+        #expect(try readFromMemory("k1", in: cache) == [Data("abc".utf8), Data("de".utf8)])
+        #expect(cache.statistics.hitCount >= 2)
     }
 
     @Test func aDamagedRecordNeedsIOAndTheFullReadDropsIt() throws {
@@ -109,6 +118,18 @@ import Glibc
             #expect(cache.statistics.hitCount == 1)
             #expect(cache.statistics.missCount == 1)
         }
+    }
+
+    /// The values of `key` read from memory only. The kernel may drop pages at any time (this
+    /// machine's writeback runs beside the tests), so a `needsIO` is followed by a full read,
+    /// which brings them back, and one more try: three tries in all.
+    private func readFromMemory(_ key: String, in cache: DiskLRUCache) throws -> [Data]? {
+        for _ in 0..<3 {
+            if case .finished(let values) = try cache.dataIfInMemory(forKey: key) { return values }
+            _ = try cache.data(forKey: key)
+        }
+        Issue.record("\(key) was never read from memory, even right after a full read")
+        return nil
     }
 
     /// Writes the file's pages to disk and asks the kernel to drop them from the page cache.
