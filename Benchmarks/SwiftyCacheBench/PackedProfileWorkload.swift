@@ -19,7 +19,14 @@ struct PackedProfileWorkload {
             directory: scratch.fresh("packed-profile"), appVersion: 1, valueCount: 2, maxSize: Int.max,
             options: .init(storage: .packed))
         let sets = try timed(count, perOperation: false) { try cache.setData(pool[$0 % 64], forKey: keys[$0]) }
-        let gets = try timed(5 * count, perOperation: false) { _ = try cache.data(forKey: keys[$0 % count]) }
+        let gets = try timed(30 * count, perOperation: false) { _ = try cache.data(forKey: keys[$0 % count]) }
+        // The same gets from two threads, each reading its half of the keys.
+        let total = count
+        let seconds = onThreads(2) { thread in
+            let half = (total * thread / 2)..<(total * (thread + 1) / 2)
+            for _ in 0..<30 { for i in half { _ = try? cache.data(forKey: keys[i]) } }
+        }
+        let parallelGets = Run(operations: 30 * count, seconds: seconds, latencies: [])
         try cache.close()
         let notes = (0..<count).map(SmallNote.make)
         let objects = try ObjectCache<String, SmallNote>(
@@ -40,6 +47,7 @@ struct PackedProfileWorkload {
             (summarize("packed profile ObjectCache get note", [noteGets]), nil),
             (summarize("packed profile set 2 × \(valueSize) B", [sets]), nil),
             (summarize("packed profile get 2 × \(valueSize) B", [gets]), nil),
+            (summarize("packed profile get 2 × \(valueSize) B, 2 threads", [parallelGets]), nil),
         ]
     }
 }

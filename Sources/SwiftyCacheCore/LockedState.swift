@@ -31,8 +31,7 @@ package struct LockedState<State>: @unchecked Sendable {
         storage = unsafeDowncast(buffer, to: LockStorage<State>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
-            // Default attributes: cannot fail.
-            pthread_mutex_init(mutex, nil)
+            initializeMutex(mutex)
         }
     }
 
@@ -47,6 +46,26 @@ package struct LockedState<State>: @unchecked Sendable {
             return try body(&state.pointee)
         }
     }
+}
+
+/// Initializes a mutex that, on Glibc, spins briefly before it sleeps
+/// (`PTHREAD_MUTEX_ADAPTIVE_NP`): the cache lock is held for well under a microsecond, and a
+/// waiter put to sleep on a futex is woken tens of microseconds later on a virtual machine, so
+/// two threads meeting at the lock would otherwise lose far more time sleeping than the lock
+/// is ever held (measured: two packed readers fell to a fifth of one). Elsewhere, the default
+/// mutex. Neither can fail with these attributes.
+@usableFromInline
+func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    #if canImport(Glibc)
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    // PTHREAD_MUTEX_ADAPTIVE_NP of <pthread.h>, declared only under _GNU_SOURCE.
+    pthread_mutexattr_settype(&attributes, 3)
+    pthread_mutex_init(mutex, &attributes)
+    pthread_mutexattr_destroy(&attributes)
+    #else
+    pthread_mutex_init(mutex, nil)
+    #endif
 }
 
 /// The state and its mutex in one allocation.
