@@ -40,16 +40,13 @@ import Glibc
         let values = try readFromMemory("k1", in: cache)
         #expect(values == [Data("abc".utf8), Data("de".utf8)])
         #expect(cache.statistics.hitCount >= 1)
-        let hits = cache.statistics.hitCount
         try cache.flush()
         #expect(try JournalFixture.bodyLines(in: directory.url).last == "READ k1")
         // A value file out of the page cache: the full read, and nothing recorded here.
-        try evictFromPageCache(directory.url.appending(path: "k1.1").path)
-        guard case .needsIO = try cache.dataIfInMemory(forKey: "k1") else {
+        guard try needsIOOnceEvicted("k1", file: directory.url.appending(path: "k1.1").path, in: cache) else {
             Issue.record("a value file not in the page cache needs I/O")
             return
         }
-        #expect(cache.statistics.hitCount == hits)
         #expect(try cache.strings("k1") == ["abc", "de"])
     }
 
@@ -78,15 +75,14 @@ import Glibc
         try cache.close()
         cache = try openCache(directory.url, storage: .packed)
         let segment = directory.url.appending(path: "segment-00000001.pack").path
-        try evictFromPageCache(segment)
-        guard case .needsIO = try cache.dataIfInMemory(forKey: "k1") else {
+        guard try needsIOOnceEvicted("k1", file: segment, in: cache) else {
             Issue.record("a record not in the page cache needs I/O")
             return
         }
-        #expect(cache.statistics.hitCount == 0)
         #expect(try cache.strings("k1") == ["abc", "de"])  // the full read brings it in
         #expect(try readFromMemory("k1", in: cache) == [Data("abc".utf8), Data("de".utf8)])
         #expect(cache.statistics.hitCount >= 2)
+        #expect(cache.statistics.missCount == 0)
     }
 
     @Test func aDamagedRecordNeedsIOAndTheFullReadDropsIt() throws {
@@ -130,6 +126,23 @@ import Glibc
         }
         Issue.record("\(key) was never read from memory, even right after a full read")
         return nil
+    }
+
+    /// Whether reading `key` from memory needs I/O once `file` is out of the page cache. The
+    /// kernel may bring a page back before the read (readahead, another thread), so it tries
+    /// three times; a read that ignored the page cache would be done every time.
+    private func needsIOOnceEvicted(_ key: String, file: String, in cache: DiskLRUCache) throws -> Bool {
+        for _ in 0..<3 {
+            try evictFromPageCache(file)
+            let before = cache.statistics
+            if case .needsIO = try cache.dataIfInMemory(forKey: key) {
+                // Sent to the full read with nothing recorded.
+                #expect(cache.statistics.hitCount == before.hitCount)
+                #expect(cache.statistics.missCount == before.missCount)
+                return true
+            }
+        }
+        return false
     }
 
     /// Writes the file's pages to disk and asks the kernel to drop them from the page cache.
