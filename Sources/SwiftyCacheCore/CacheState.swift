@@ -10,6 +10,8 @@ struct CacheState {
     let directory: CacheDirectory
     let storage: any ValueStorage
     var journal: JournalWriter
+    /// Whether a flush of buffered `READ` lines is scheduled on the I/O pool.
+    var isReadFlushClaimed = false
     var table = EntryTable()
     /// Sum of the committed lengths of readable entries.
     var size = 0
@@ -230,12 +232,20 @@ struct CacheState {
         return .valid
     }
 
-    /// Whether enough `READ` lines are buffered to write them.
-    var isReadFlushDue: Bool { journal.isReadFlushDue }
+    /// Whether enough `READ` lines are buffered to write them, and no flush is scheduled yet:
+    /// `true` once, for the caller to schedule one (``flushReadsIfLarge()``).
+    mutating func claimReadFlush() -> Bool {
+        guard journal.isReadFlushDue, !isReadFlushClaimed else { return false }
+        isReadFlushClaimed = true
+        return true
+    }
 
     /// Writes the buffered `READ` lines if enough have piled up; a failure only marks the
     /// journal broken, as for any read.
-    mutating func flushReadsIfLarge() { journal.flushReadsIfLarge() }
+    mutating func flushReadsIfLarge() {
+        isReadFlushClaimed = false
+        journal.flushReadsIfLarge()
+    }
 
     /// The keys of committed entries, from least to most recently used.
     ///

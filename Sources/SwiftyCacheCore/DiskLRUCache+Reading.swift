@@ -92,7 +92,7 @@ extension DiskLRUCache {
             (state) throws -> (CacheState.ReadPlan??, Bool) in
             // A read-only cache reads the writer's journal to check an entry: file I/O.
             guard !state.isReadOnly else { return (.none, false) }
-            return (.some(try state.planRecordedRead(key: key, flushesReads: false)), state.isReadFlushDue)
+            return (.some(try state.planRecordedRead(key: key, flushesReads: false)), state.claimReadFlush())
         }
         if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
         guard let plan else { return .needsIO }
@@ -129,7 +129,7 @@ extension DiskLRUCache {
         let (outcome, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) { state in
             (
                 state.finishRead(key: key, plan: plan, opened: true, recordingRead: true, flushesReads: false),
-                state.isReadFlushDue
+                state.claimReadFlush()
             )
         }
         if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
