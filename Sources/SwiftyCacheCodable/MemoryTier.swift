@@ -182,22 +182,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ///
     /// - Complexity: O(evicted + unsaved values passed over).
     mutating func trim() -> [PendingSave] {
-        var mustSave: [PendingSave] = []
-        var cursor = items.eldest
-        while cursor != -1 && isOverLimit(excluding: mustSave.count) {
-            let next = items.indexAfter(cursor)
-            if let key = items.key(at: cursor), let item = items.value(at: cursor) {
-                if item.isUnsaved {
-                    mustSave.append(
-                        PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
-                } else {
-                    remove(key)
-                    statistics.memoryEvictions += 1
-                }
-            }
-            cursor = next
-        }
-        return mustSave
+        evict(count: max(0, items.count - countLimit), bytes: byteLimit.map { max(0, totalCost - $0) } ?? 0)
     }
 
     /// Evicts least recently used saved values until `count` values are accounted for and
@@ -226,12 +211,6 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             cursor = next
         }
         return mustSave
-    }
-
-    private func isOverLimit(excluding pending: Int) -> Bool {
-        if items.count - pending > countLimit { return true }
-        if let byteLimit, totalCost > byteLimit { return true }
-        return false
     }
 
     @inlinable var count: Int { items.count }
