@@ -77,13 +77,15 @@ package enum MemoryRead: Sendable {
 
 extension DiskLRUCache {
     /// `data(forKey:)` for callers that must not block (the `async` overloads on Swift's
-    /// cooperative pool): done when the entry's values are all in its packed record and the
-    /// record is in the page cache, read with `RWF_NOWAIT`; ``MemoryRead/needsIO`` otherwise,
-    /// with its hit taken back. It waits for no file I/O: it takes the cache lock (held only for
-    /// in-memory work and journal appends), reads only from memory, and leaves a due flush of
-    /// buffered `READ` lines to the I/O pool.
+    /// cooperative pool): done when every value is in memory — in packed storage, a record
+    /// whose slots are all inline, in the page cache (`preadv2` with `RWF_NOWAIT`); in file
+    /// storage, value files whose paths and bytes are in the kernel's caches
+    /// (``filesIfInMemory(_:key:)``). Otherwise ``MemoryRead/needsIO``, with nothing left
+    /// recorded. It waits for no file I/O: it takes the cache lock (held only for in-memory
+    /// work and journal appends), reads only from memory, and leaves a due flush of buffered
+    /// `READ` lines to the I/O pool.
     ///
-    /// - Complexity: One short lock hold and one `preadv2`, as a packed `data(forKey:)`.
+    /// - Complexity: As `data(forKey:)`: one short lock hold and one `preadv2` (packed).
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {
         try validateForReading(key, operation: "data")
         if let files = storage as? FileStorage { return try filesIfInMemory(files, key: key) }
