@@ -145,12 +145,21 @@ struct CacheState {
     ///
     /// - Complexity: O(1).
     mutating func planRead(key: String, recordingRead: Bool) throws(CacheError) -> ReadPlan? {
+        try plannedEntry(key: key, recordingRead: recordingRead)?.plan
+    }
+
+    /// ``planRead(key:recordingRead:)`` with the entry's index, from one probe of the index.
+    private mutating func plannedEntry(key: String, recordingRead: Bool) throws(CacheError) -> (
+        index: Int, plan: ReadPlan
+    )? {
         if isReadOnly, readOnlyView?.isReplaced ?? false { try refreshReadOnly() }
         guard let index = table.index(of: key), let lengths = table.readableLengths(index) else {
             if recordingRead { statistics.missCount += 1 }
             return nil
         }
-        return ReadPlan(lengths: lengths, location: table.location(index), sequenceNumber: table.sequenceNumber(index))
+        let plan = ReadPlan(
+            lengths: lengths, location: table.location(index), sequenceNumber: table.sequenceNumber(index))
+        return (index, plan)
     }
 
     /// A read planned and recorded in one lock hold, for values that check themselves (a
@@ -162,9 +171,7 @@ struct CacheState {
     ///
     /// - Complexity: O(1).
     mutating func planRecordedRead(key: String, flushesReads: Bool) throws(CacheError) -> ReadPlan? {
-        guard let plan = try planRead(key: key, recordingRead: true), let index = table.index(of: key) else {
-            return nil
-        }
+        guard let (index, plan) = try plannedEntry(key: key, recordingRead: true) else { return nil }
         statistics.hitCount += 1
         table.touch(index)
         redundantOpCount += 1
@@ -197,7 +204,7 @@ struct CacheState {
     ///
     /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
     /// With `flushesReads` false, a due flush of the `READ` lines is left to the caller (see
-    /// ``isReadFlushDue``), for callers that must not write.
+    /// ``claimReadFlush()``), for callers that must not write.
     mutating func finishRead(
         key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool, flushesReads: Bool = true
     ) -> ReadOutcome {

@@ -251,13 +251,7 @@ public final class DiskLRUCache: Sendable {
         for slot in 0..<valueCount {
             if let record = opened.values.record, record.offsets[slot] >= 0 {
                 // A packed slot, already in memory and checked: one copy.
-                let start = record.offsets[slot]
-                let length = opened.lengths[slot]
-                values.append(
-                    record.bytes.withUnsafeBytes { bytes in
-                        guard let base = bytes.baseAddress, length > 0 else { return Data() }
-                        return Data(bytes: base + start, count: length)
-                    })
+                values.append(record.data(slot: slot))
             } else {
                 values.append(try storage.readWhole(opened.values, slot: slot, length: opened.lengths[slot], key: key))
             }

@@ -389,10 +389,10 @@ final class PackedStorage: ValueStorage {
 
     /// Reads the record at `location` and checks it; with `cachedOnly`, only from a segment
     /// already open and only bytes already in memory, so that the call never sleeps on I/O.
-    ///
-    /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     /// With `countsDamage` false, a damaged record is not counted in ``corruptRecordCount``:
     /// for a first attempt whose caller reads again the validating way, which counts it.
+    ///
+    /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     func readRecord(
         key: String, location: ValueLocation, lengths: [Int], cachedOnly: Bool, countsDamage: Bool = true
     ) throws(CacheError) -> RecordRead {
@@ -463,12 +463,7 @@ final class PackedStorage: ValueStorage {
         switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: true, countsDamage: false) {
         case .notInMemory: return .notInMemory
         case .missing: return .missing
-        case .found(let record):
-            return .found(
-                record.offsets.indices.map { slot in
-                    let start = record.offsets[slot]
-                    return Data(record.bytes[start..<(start + record.lengths[slot])])
-                })
+        case .found(let record): return .found(record.offsets.indices.map(record.data(slot:)))
         }
     }
 

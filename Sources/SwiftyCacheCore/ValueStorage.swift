@@ -199,6 +199,16 @@ final class RecordBytes: Sendable {
         self.lengths = lengths
     }
 
+    /// All of inline slot `slot`, copied once into a `Data`.
+    func data(slot: Int) -> Data {
+        let start = offsets[slot]
+        let length = lengths[slot]
+        return bytes.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress, length > 0 else { return Data() }
+            return Data(bytes: base + start, count: length)
+        }
+    }
+
     /// Copies up to `buffer.count` bytes of `slot` from `offset`; fewer only at its end.
     func read(slot: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         let available = max(0, lengths[slot] - offset)
