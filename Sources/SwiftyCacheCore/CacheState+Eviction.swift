@@ -39,21 +39,19 @@ extension CacheState {
     }
 
     /// One pass of background maintenance: repairs a broken journal, evicts down to `maxSize`,
-    /// and compacts the journal when redundant lines outnumber entries. Failures leave the work
-    /// for the next pass (claimed by the next operation); they never surface as crashes.
-    mutating func runCleanup() {
+    /// and begins compacting the journal when redundant lines outnumber entries (the caller
+    /// writes the returned rebuild outside the lock). Failures leave the work for the next pass
+    /// (claimed by the next operation); they never surface as crashes.
+    mutating func runCleanup() -> JournalRebuild? {
         isCleanupScheduled = false
         // The compaction that follows this pass (outside the lock) looks at the segments itself.
         isCompactionDue = false
-        guard !isClosed else { return }
+        guard !isClosed else { return nil }
         // A journal that stays broken does not stop eviction: it frees space without it.
         try? ensureJournalWritable(operation: "cleanup", key: nil)
-        do {
-            try trimToSize()
-            if isJournalRebuildRequired { try rebuildJournal() }
-        } catch {
-            // Recorded in the journal writer's failure where it matters; retried on the next pass.
-        }
+        // Recorded in the journal writer's failure where it matters; retried on the next pass.
+        try? trimToSize()
+        return beginJournalRebuild()
     }
 
     /// Evicts down to `maxSize`, writes buffered lines, and compacts the journal if due.

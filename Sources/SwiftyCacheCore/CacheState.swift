@@ -101,32 +101,47 @@ struct CacheState {
 
     /// Writes a compact journal of the live index and swaps it in (see
     /// ``JournalWriter/replace(with:)``): `CLEAN` for each committed entry and `DIRTY` for each
-    /// one whose editor already journaled it, in LRU order.
+    /// one whose editor already journaled it, in LRU order. All of it under the lock: for
+    /// repairs, `flush()` and recovery; background cleanup writes its rebuilds outside the lock
+    /// (``beginJournalRebuild()``).
     ///
     /// - Complexity: O(n) in the number of entries; run when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
-        var bytes = journal.header()
-        bytes.reserveCapacity(bytes.count + table.count * 48)
-        // First, so that a later CLEAN of the same key wins on replay.
-        for key in undeletedKeys where table.index(of: key) == nil {
-            Journal.appendLine(.remove, key: key, to: &bytes)
-        }
-        var cursor = table.eldest
-        while cursor != -1 {
-            let entry = table[cursor]
-            if entry.isBeingEdited && entry.isDirtyJournaled {
-                Journal.appendLine(.dirty, key: entry.key, to: &bytes)
-            } else if entry.isReadable {
-                Journal.appendCleanLine(
-                    key: entry.key, lengths: entry.lengths,
-                    location: journal.format.storesLocations ? entry.location : nil, to: &bytes)
-            }
-            cursor = table.indexAfter(cursor)
-        }
-        try journal.replace(with: bytes)
+        try journal.replace(with: compactJournal().bytes())
         // A leftover backup is harmless: opening deletes it when `journal` exists.
         moveToTrash(directory.backupJournalPath)
         redundantOpCount = 0
+    }
+
+    /// The live index as a compact journal would hold it. Copying it is O(1) (copy on write);
+    /// the first change to the index afterwards copies the table once, O(n), so a rebuild
+    /// costs the operations that triggered it O(1) amortized each.
+    func compactJournal() -> CompactJournal {
+        CompactJournal(
+            header: journal.header(), table: table, removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
+            storesLocations: journal.format.storesLocations)
+    }
+
+    /// Begins a rebuild of the journal whose bulk is written outside the lock, when one is
+    /// due: see ``JournalWriter/beginRebuild()``. The caller writes it without the lock
+    /// (``JournalRebuild/write(with:)``), then calls ``finishJournalRebuild(_:written:)``.
+    mutating func beginJournalRebuild() -> JournalRebuild? {
+        guard isJournalRebuildRequired, !isClosed, !isReadOnly, let pending = journal.beginRebuild() else {
+            return nil
+        }
+        return JournalRebuild(
+            pending: pending, journal: compactJournal(), redundantOpCount: redundantOpCount,
+            syncsWrites: journal.syncsWrites)
+    }
+
+    /// Ends a rebuild begun by ``beginJournalRebuild()``: the lines journaled meanwhile are
+    /// appended and the new journal swapped in, or the rebuild is dropped (see
+    /// ``JournalWriter/finishRebuild(_:written:)``).
+    mutating func finishJournalRebuild(_ rebuild: JournalRebuild, written: Bool) {
+        guard (try? journal.finishRebuild(rebuild.pending, written: written)) == true else { return }
+        moveToTrash(directory.backupJournalPath)
+        // What stays redundant: the lines journaled since the snapshot.
+        redundantOpCount = max(0, redundantOpCount - rebuild.redundantOpCount)
     }
 
     // MARK: Reading

@@ -8,7 +8,13 @@ extension DiskLRUCache {
     func scheduleCleanup() {
         cleanupQueue.async { [weak self] in
             guard let self else { return }
-            self.withState { $0.runCleanup() }
+            self.rebuildGate.withLock { _ in
+                guard let rebuild = self.withState({ $0.runCleanup() }) else { return }
+                // The journal's lines are formatted and written without the cache lock:
+                // operations go on, and what they journal meanwhile follows the snapshot.
+                let written = rebuild.write(with: self.cacheDirectory.fileSystem)
+                self.withState { $0.finishJournalRebuild(rebuild, written: written) }
+            }
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
             if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
         }

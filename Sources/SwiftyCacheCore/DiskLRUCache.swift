@@ -52,6 +52,10 @@ public final class DiskLRUCache: Sendable {
     /// Held for the whole of a compaction pass, so that passes never overlap; counts them.
     /// (Not `LockedState<Void>`: ThreadSanitizer reports accesses to an empty state as races.)
     let compactionGate = LockedState(0)
+    /// Held by the cleanup pass from the start of a journal rebuild to its end, and by
+    /// `close()`, so that the cache never closes (and releases its directory) while a rebuild
+    /// writes `journal.tmp` outside the cache lock. Taken before the cache lock, never under it.
+    let rebuildGate = LockedState(0)
 
     /// Opens the cache in `directory`, creating the directory (mode 0700) if needed.
     ///
@@ -398,7 +402,8 @@ public final class DiskLRUCache: Sendable {
     ///
     /// - Throws: The first I/O error met; the cache is closed regardless.
     public func close() throws {
-        if let failure = withState({ $0.close() }) { throw failure }
+        let failure = rebuildGate.withLock { _ in withState { $0.close() } }
+        if let failure { throw failure }
     }
 
     /// Closes the cache and deletes its files: the journal, the lock, the clean marker and the

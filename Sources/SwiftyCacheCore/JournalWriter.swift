@@ -16,6 +16,11 @@ struct JournalWriter {
     private(set) var buffer: [UInt8] = []
     /// Set when a write or rebuild failed; cleared by a successful rebuild.
     private(set) var failure: CacheError?
+    /// Counts the journals swapped in: a rebuild begun before a swap is stale.
+    private(set) var generation = 0
+    /// While a rebuild is written outside the lock (see ``beginRebuild()``): the lines appended
+    /// since its snapshot, which the new journal must end with.
+    private(set) var rebuildTail: [UInt8]?
 
     /// READ lines may stay buffered up to this many bytes.
     static let readBufferLimit = 8 << 10
@@ -37,7 +42,9 @@ struct JournalWriter {
     /// follow a torn one.
     mutating func append(_ operation: Journal.Operation, key: String) {
         guard failure == nil else { return }
+        let start = buffer.count
         Journal.appendLine(operation, key: key, format: format, to: &buffer)
+        rebuildTail?.append(contentsOf: buffer[start...])
     }
 
     /// Writes buffered lines to the OS (not to stable storage; see ``syncIfDurable(operation:key:)``).
@@ -97,12 +104,9 @@ struct JournalWriter {
     ///
     /// - Complexity: O(bytes).
     mutating func replace(with bytes: [UInt8]) throws(CacheError) {
-        var failedPath = directory.temporaryJournalPath
+        let newFile: Int32
         do {
-            // A journal.tmp left by a crash, or planted as a link, is replaced, never followed.
-            try fileSystem.removeFileIfPresent(directory.temporaryJournalPath)
-            let newFile = try fileSystem.open(
-                directory.temporaryJournalPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
+            newFile = try createTemporaryJournal()
             do {
                 try fileSystem.writeAll(newFile, bytes)
                 if syncsWrites { try fileSystem.fsync(newFile) }
@@ -111,6 +115,24 @@ struct JournalWriter {
                 try? fileSystem.unlink(directory.temporaryJournalPath)
                 throw error
             }
+        } catch {
+            throw recordFailure(error, path: directory.temporaryJournalPath)
+        }
+        try swapIn(newFile)
+    }
+
+    /// Creates an empty `journal.tmp` for a rebuild and returns it open for writing.
+    private func createTemporaryJournal() throws(SystemCallError) -> Int32 {
+        // A journal.tmp left by a crash, or planted as a link, is replaced, never followed.
+        try fileSystem.removeFileIfPresent(directory.temporaryJournalPath)
+        return try fileSystem.open(directory.temporaryJournalPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
+    }
+
+    /// Closes the written `journal.tmp` (`newFile`) and renames it over the journal, keeping the
+    /// old one as `journal.bkp` meanwhile; then appends to the new journal.
+    private mutating func swapIn(_ newFile: Int32) throws(CacheError) {
+        var failedPath = directory.temporaryJournalPath
+        do {
             // close() releases the descriptor even when it reports an error: never close twice.
             do {
                 try fileSystem.close(newFile)
@@ -128,12 +150,80 @@ struct JournalWriter {
             fd = newFD
             if syncsWrites { try directory.sync() }
         } catch {
-            let failure = CacheError.ioFailure(error, operation: "rebuild journal", path: failedPath)
-            self.failure = failure
-            throw failure
+            throw recordFailure(error, path: failedPath)
         }
         buffer.removeAll(keepingCapacity: true)
         failure = nil
+        generation += 1
+        rebuildTail = nil
+    }
+
+    private mutating func recordFailure(_ error: any Error, path: String) -> CacheError {
+        let failure = CacheError.ioFailure(error, operation: "rebuild journal", path: path)
+        self.failure = failure
+        rebuildTail = nil
+        return failure
+    }
+
+    // MARK: Rebuilding outside the lock
+
+    /// A rebuild whose bulk is written outside the cache lock: ``beginRebuild()`` creates
+    /// `journal.tmp` and starts keeping the lines appended from then on; the caller writes the
+    /// snapshot's lines to ``file`` without the lock; ``finishRebuild(_:written:)`` appends the
+    /// kept lines and swaps the file in, under the lock again.
+    struct PendingRebuild: Sendable {
+        /// `journal.tmp`, open for writing; owned by the rebuild until it is finished.
+        let file: Int32
+        /// The writer's ``generation`` when the rebuild began.
+        let generation: Int
+    }
+
+    /// Starts a rebuild written outside the lock; `nil` while the journal is broken or closed
+    /// (the synchronous ``replace(with:)`` repairs those), or when `journal.tmp` cannot be
+    /// created: the old journal stays in use, and a later pass tries again.
+    mutating func beginRebuild() -> PendingRebuild? {
+        guard failure == nil, fd >= 0, rebuildTail == nil else { return nil }
+        guard let file = try? createTemporaryJournal() else { return nil }
+        rebuildTail = []
+        return PendingRebuild(file: file, generation: generation)
+    }
+
+    /// Ends a rebuild begun with ``beginRebuild()``, whose snapshot was written to its file
+    /// (`written`) or not. Returns whether the new journal was swapped in. A rebuild that lost
+    /// its turn (the journal was replaced or broke meanwhile, or closed), or failed, is dropped
+    /// and the old journal stays in use, not broken; a failure of the swap itself breaks the
+    /// journal as ``replace(with:)`` does.
+    ///
+    /// - Complexity: O(lines appended since the rebuild began).
+    mutating func finishRebuild(_ rebuild: PendingRebuild, written: Bool) throws(CacheError) -> Bool {
+        guard rebuild.generation == generation else {
+            // A synchronous rebuild replaced the journal, and `journal.tmp` with it: the file
+            // this rebuild wrote is already unlinked. Nothing of it is left to remove.
+            try? fileSystem.close(rebuild.file)
+            return false
+        }
+        let tail = rebuildTail ?? []
+        rebuildTail = nil
+        guard written, failure == nil, fd >= 0 else {
+            discard(rebuild)
+            return false
+        }
+        do {
+            try fileSystem.writeAll(rebuild.file, tail)
+            if syncsWrites { try fileSystem.fsync(rebuild.file) }
+        } catch {
+            discard(rebuild)
+            return false
+        }
+        try swapIn(rebuild.file)
+        return true
+    }
+
+    /// Closes and deletes the `journal.tmp` of a rebuild that will not be swapped in. The name
+    /// is still this rebuild's: only a swap (which bumps ``generation``) replaces it.
+    private func discard(_ rebuild: PendingRebuild) {
+        try? fileSystem.close(rebuild.file)
+        try? fileSystem.unlink(directory.temporaryJournalPath)
     }
 
     /// Closes the file; buffered lines not flushed are dropped.

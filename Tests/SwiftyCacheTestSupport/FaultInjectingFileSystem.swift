@@ -1,4 +1,5 @@
 package import SwiftyCacheCore
+import Dispatch
 
 /// The real file system with faults on demand: fails chosen calls with a chosen `errno`.
 ///
@@ -17,6 +18,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         var failAtCallErrno: Int32 = 0
         var injectedFaults = 0
         var callsByName: [String: Int] = [:]
+        var hold: WriteHold?
     }
 
     private let base = SystemFileSystem()
@@ -39,6 +41,14 @@ package final class FaultInjectingFileSystem: FileSystem {
             $0.failAtCall = $0.callCount + number
             $0.failAtCallErrno = errno
         }
+    }
+
+    /// Holds the next `write` of more than `bytes` bytes, on whatever thread makes it, until
+    /// the returned hold is released: for tests of what goes on meanwhile.
+    package func holdNextWrite(largerThan bytes: Int) -> WriteHold {
+        let hold = WriteHold(threshold: bytes)
+        plan.withLock { $0.hold = hold }
+        return hold
     }
 
     /// Stops injecting faults.
@@ -86,6 +96,14 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("close")
     }
     package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        let hold = plan.withLock { plan -> WriteHold? in
+            guard let hold = plan.hold, buffer.count > hold.threshold else { return nil }
+            plan.hold = nil
+            return hold
+        }
+        if let hold, let errno = hold.holdAndWaitForRelease() {
+            throw SystemCallError(call: "write", errno: errno)
+        }
         try check("write")
         return try base.write(fd, buffer)
     }
@@ -142,5 +160,34 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func status(of fd: Int32) throws(SystemCallError) -> FileStatus {
         try check("fstat")
         return try base.status(of: fd)
+    }
+}
+
+/// A `write` held by ``FaultInjectingFileSystem/holdNextWrite(largerThan:)``.
+package final class WriteHold: Sendable {
+    let threshold: Int
+    private let reached = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+    private let failure = LockedState<Int32?>(nil)
+
+    init(threshold: Int) { self.threshold = threshold }
+
+    /// Waits until the held write has started; `false` if none did within `seconds`.
+    package func waitUntilHeld(seconds: Double = 30) -> Bool {
+        reached.wait(timeout: .now() + seconds) == .success
+    }
+
+    /// Lets the held write go on, or fail with `errno`.
+    package func release(failingWith errno: Int32? = nil) {
+        failure.withLock { $0 = errno }
+        released.signal()
+    }
+
+    /// Called by the write: signals that it is held and waits for the release.
+    func holdAndWaitForRelease() -> Int32? {
+        reached.signal()
+        // Bounded, so that a test that fails before releasing cannot hang the suite.
+        _ = released.wait(timeout: .now() + 60)
+        return failure.withLock { $0 }
     }
 }

@@ -1,0 +1,161 @@
+import Dispatch
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The background journal rebuild writes `journal.tmp` without the cache lock: operations go
+/// on meanwhile, and what they journal follows the snapshot in the new journal.
+@Suite struct JournalRebuildTests {
+    let directory = TemporaryDirectory()
+    let fileSystem = FaultInjectingFileSystem()
+    /// Enough entries that the rebuilt journal (about 19 bytes a line) is larger than any
+    /// other write the test makes: a flush of `READ` lines is at most about 8 KiB.
+    static let entryCount = 800
+    static let rebuildSize = 12_000
+
+    func open(_ storage: DiskLRUCache.Storage) throws -> DiskLRUCache {
+        try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: Int.max,
+            options: DiskLRUCache.Options(storage: storage), fileSystem: fileSystem)
+    }
+
+    static func key(_ i: Int) -> String { "key-\(1_000_000 + i)" }
+
+    /// Fills the cache, then reads until the redundant `READ` lines call for a rebuild, whose
+    /// write of `journal.tmp` is held. Returns the hold, held.
+    func startHeldRebuild(_ cache: DiskLRUCache) throws -> WriteHold {
+        for i in 0..<Self.entryCount { try cache.setData([Data("v\(i)".utf8)], forKey: Self.key(i)) }
+        cache.waitForBackgroundWork()
+        let hold = fileSystem.holdNextWrite(largerThan: Self.rebuildSize)
+        // 2,000 redundant lines (and more than the entries) call for a rebuild.
+        for i in 0..<2_000 { _ = try cache.data(forKey: Self.key(i % Self.entryCount)) }
+        return hold
+    }
+
+    /// Runs `body` on another thread; `false` if it did not finish within 30 seconds (as it
+    /// would not if the rebuild held the cache lock while writing).
+    func finishesWhileHeld(_ body: @escaping @Sendable () throws -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            do { try body() } catch { Issue.record("operation failed: \(error)") }
+            done.signal()
+        }
+        return done.wait(timeout: .now() + 30) == .success
+    }
+
+    /// A reopen after a clean close: nothing wiped, restored, dropped or swept away.
+    func expectNothingRepaired(_ report: RecoveryReport, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!report.wasWiped, sourceLocation: sourceLocation)
+        #expect(!report.restoredBackup, sourceLocation: sourceLocation)
+        #expect(report.droppedIncompleteEntries == 0, sourceLocation: sourceLocation)
+        #expect(report.removedStrayFiles == 0, sourceLocation: sourceLocation)
+    }
+
+    func journalBytes() throws -> Int {
+        try Data(contentsOf: directory.url.appendingPathComponent("journal")).count
+    }
+
+    @Test(arguments: bothStorages)
+    func operationsGoOnDuringARebuildAndWhatTheyJournalSurvivesIt(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        let hold = try startHeldRebuild(cache)
+        #expect(hold.waitUntilHeld(), "no rebuild started")
+        let before = try journalBytes()
+        let finished = finishesWhileHeld {
+            try cache.setData([Data("during".utf8)], forKey: "added-during-rebuild")
+            #expect(try cache.remove(Self.key(0)))
+            try cache.setData([Data("new".utf8)], forKey: Self.key(1))
+            #expect(try cache.data(forKey: Self.key(2)) == [Data("v2".utf8)])
+        }
+        hold.release()
+        #expect(finished, "operations waited for the rebuild's write")
+        cache.waitForBackgroundWork()
+        // The journal was replaced by a compact one: of the 2,000 READ lines, only those
+        // journaled after the rebuild began are left (the fills' DIRTY lines count as redundant
+        // too, so it began after 1,200 reads).
+        #expect(try journalBytes() < before)
+        #expect(try JournalFixture.bodyLines(in: directory.url).filter { $0.hasPrefix("READ ") }.count <= 801)
+        #expect(!JournalFixture.fileExists("journal.tmp", in: directory.url))
+        try cache.close()
+
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
+        #expect(try reopened.data(forKey: "added-during-rebuild") == [Data("during".utf8)])
+        #expect(try reopened.data(forKey: Self.key(0)) == nil)
+        #expect(try reopened.data(forKey: Self.key(1)) == [Data("new".utf8)])
+        #expect(try reopened.data(forKey: Self.key(Self.entryCount - 1)) == [Data("v\(Self.entryCount - 1)".utf8)])
+        #expect(try reopened.keys().count == Self.entryCount)
+        expectNothingRepaired(reopened.recoveryReport)
+    }
+
+    @Test(arguments: bothStorages)
+    func aRebuildWhoseWriteFailsLeavesTheOldJournalInUse(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        let hold = try startHeldRebuild(cache)
+        #expect(hold.waitUntilHeld(), "no rebuild started")
+        let before = try journalBytes()
+        hold.release(failingWith: ENOSPC)
+        cache.waitForBackgroundWork()
+        // The reads after the one that began the rebuild claimed another pass, which rebuilt
+        // the journal; the failed one left no file and did not break the journal.
+        #expect(!cache.hasJournalErrors)
+        #expect(!JournalFixture.fileExists("journal.tmp", in: directory.url))
+        // The journal still takes writes.
+        try cache.setData([Data("after".utf8)], forKey: "added-after-failure")
+        _ = try cache.data(forKey: Self.key(3))
+        cache.waitForBackgroundWork()
+        #expect(try journalBytes() < before)
+        try cache.close()
+
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
+        #expect(try reopened.keys().count == Self.entryCount + 1)
+        #expect(try reopened.data(forKey: "added-after-failure") == [Data("after".utf8)])
+    }
+
+    @Test(arguments: bothStorages)
+    func closeWaitsForARebuildInFlight(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        let hold = try startHeldRebuild(cache)
+        #expect(hold.waitUntilHeld(), "no rebuild started")
+        let closed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            do { try cache.close() } catch { Issue.record("close failed: \(error)") }
+            closed.signal()
+        }
+        hold.release()
+        #expect(closed.wait(timeout: .now() + 30) == .success)
+        #expect(!JournalFixture.fileExists("journal.tmp", in: directory.url))
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
+        #expect(try reopened.keys().count == Self.entryCount)
+        expectNothingRepaired(reopened.recoveryReport)
+    }
+
+    @Test(arguments: bothStorages)
+    func aSynchronousRebuildDuringOneInFlightWins(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        let hold = try startHeldRebuild(cache)
+        #expect(hold.waitUntilHeld(), "no rebuild started")
+        // `flush()` rebuilds the journal itself (under the lock) while the background one waits.
+        let finished = finishesWhileHeld {
+            #expect(try cache.remove(Self.key(5)))
+            try cache.flush()
+        }
+        let flushed = try journalBytes()
+        hold.release()
+        #expect(finished)
+        cache.waitForBackgroundWork()
+        // The background rebuild, stale, was dropped: the journal is the one `flush()` wrote.
+        #expect(try journalBytes() == flushed)
+        #expect(!JournalFixture.fileExists("journal.tmp", in: directory.url))
+        try cache.close()
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
+        #expect(try reopened.keys().count == Self.entryCount - 1)
+        #expect(try reopened.data(forKey: Self.key(5)) == nil)
+    }
+}
