@@ -6,6 +6,13 @@ import Glibc
 import Darwin
 #endif
 
+/// Takes a value the optimizer cannot see used, so that producing it (a copy, its retains) is
+/// not optimized away from a timed loop.
+@inline(never)
+func keep<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
 /// One timed run of a workload: how many operations, how long, and each operation's latency.
 struct Run {
     var operations: Int

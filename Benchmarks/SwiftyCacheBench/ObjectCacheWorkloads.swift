@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SwiftyCacheCodable
 import SwiftyCacheCore
+import Synchronization
 
 /// A realistic note: about 1 KiB of JSON.
 struct BenchNote: Codable, Sendable {
@@ -80,6 +81,8 @@ struct ObjectCacheWorkloads {
         // Memory hits, write-back save and two concurrent readers, with JSON.
         var memoryRuns: [Run] = []
         var hotRuns: [Run] = []
+        var floorRuns: [Run] = []
+        var hotFloorRuns: [Run] = []
         var saveRuns: [Run] = []
         var parallelRuns: [Run] = []
         var singleRuns: [Run] = []
@@ -98,6 +101,13 @@ struct ObjectCacheWorkloads {
             // cache misses on 20,000 values' heap storage.
             let hot = min(count, 1_000)
             let hotRun = try timed(lookups, perOperation: false) { _ = try cache.value(forKey: keys[$0 % hot]) }
+            // The floor of a memory hit: a dictionary of the same notes under a mutex, each
+            // lookup returning a copy (which retains the note's heap-allocated fields), as a
+            // hand-written memory cache would, with no LRU order, limits, expiry or counters.
+            let dictionary = Mutex([String: BenchNote](uniqueKeysWithValues: (0..<count).map { (keys[$0], notes[$0]) }))
+            _ = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % count]] }) }
+            let floorRun = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % count]] }) }
+            let hotFloorRun = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % hot]] }) }
             for i in 0..<saved { cache["unsaved-\(i)"] = notes[i % count] }
             let saveAll = { try timed(1, perOperation: false) { _ in try cache.save() } }
             let saveRun = try saveAll()
@@ -116,12 +126,19 @@ struct ObjectCacheWorkloads {
             guard round >= 0 else { continue }
             memoryRuns.append(memoryRun)
             hotRuns.append(hotRun)
+            floorRuns.append(floorRun)
+            hotFloorRuns.append(hotFloorRun)
             saveRuns.append(saveRun)
             singleRuns.append(singleRun)
             parallelRuns.append(parallelRun)
         }
-        results.append((summarize("object memory hit", memoryRuns), nil))
-        results.append((summarize("object memory hit, 1,000 hot keys", hotRuns), nil))
+        results.append(
+            (summarize("object memory hit", memoryRuns), summarize("locked dictionary lookup (floor)", floorRuns)))
+        results.append(
+            (
+                summarize("object memory hit, 1,000 hot keys", hotRuns),
+                summarize("locked dictionary lookup, hot (floor)", hotFloorRuns)
+            ))
         var hashRuns: [Run] = []
         for round in -1..<rounds {
             guard round >= 0 else {  // warm-up
