@@ -106,8 +106,10 @@ struct ObjectCacheWorkloads {
             // hand-written memory cache would, with no LRU order, limits, expiry or counters.
             let dictionary = Mutex([String: BenchNote](uniqueKeysWithValues: (0..<count).map { (keys[$0], notes[$0]) }))
             _ = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % count]] }) }
-            let floorRun = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % count]] }) }
-            let hotFloorRun = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % hot]] }) }
+            let floorRun = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % count]] })
+            }
+            let hotFloorRun = timed(lookups, perOperation: false) { i in keep(dictionary.withLock { $0[keys[i % hot]] })
+            }
             for i in 0..<saved { cache["unsaved-\(i)"] = notes[i % count] }
             let saveAll = { try timed(1, perOperation: false) { _ in try cache.save() } }
             let saveRun = try saveAll()

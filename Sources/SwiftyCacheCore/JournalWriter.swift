@@ -125,7 +125,8 @@ struct JournalWriter {
     private func createTemporaryJournal() throws(SystemCallError) -> Int32 {
         // A journal.tmp left by a crash, or planted as a link, is replaced, never followed.
         try fileSystem.removeFileIfPresent(directory.temporaryJournalPath)
-        return try fileSystem.open(directory.temporaryJournalPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
+        return try fileSystem.open(
+            directory.temporaryJournalPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
     }
 
     /// Closes the written `journal.tmp` (`newFile`) and renames it over the journal, keeping the

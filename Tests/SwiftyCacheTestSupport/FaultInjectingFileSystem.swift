@@ -1,5 +1,5 @@
-package import SwiftyCacheCore
 import Dispatch
+package import SwiftyCacheCore
 
 /// The real file system with faults on demand: fails chosen calls with a chosen `errno`.
 ///
