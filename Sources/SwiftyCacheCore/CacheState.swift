@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Everything the cache-wide lock guards: the index, the sizes, the journal writer and the
 /// counters.
 ///
@@ -27,6 +29,10 @@ struct CacheState {
     /// Files renamed out of the way under the lock, to unlink after it is released: on this
     /// kind of file system an unlink can wait for the device, and nothing should wait behind it.
     var pendingDeletions: [String] = []
+    /// Counts the batches of trash taken by operations and not yet unlinked (they unlink it
+    /// after the lock is released): `close()` waits for them before it gives up the directory,
+    /// so that nothing of this cache touches the directory once `close()` has returned.
+    let trashBeingUnlinked = DispatchGroup()
     /// Set when a file could not be deleted: then `close()` leaves no clean marker, and the
     /// next open sweeps the directory.
     var hasUndeletedFiles = false
@@ -412,6 +418,15 @@ struct CacheState {
         return pendingDeletions
     }
 
+    /// The queued trash, emptied, for the caller to unlink after the lock is released. When
+    /// it returns files, the caller leaves ``trashBeingUnlinked`` once they are unlinked;
+    /// `close()` waits until it has.
+    mutating func takeTrashToUnlink() -> [String] {
+        guard !pendingDeletions.isEmpty else { return [] }
+        trashBeingUnlinked.enter()
+        return takePendingDeletions()
+    }
+
     // MARK: Closing
 
     /// Aborts open editors, evicts down to `maxSize`, flushes and closes the journal, leaves the
@@ -484,6 +499,9 @@ struct CacheState {
     }
 
     private mutating func releaseLock() {
+        // Other threads' trash, taken under the lock before this, is unlinked without it; it
+        // is this cache's to finish before another may open the directory. A few unlinks.
+        trashBeingUnlinked.wait()
         lock?.release(using: fileSystem)
         lock = nil
         isClosed = true

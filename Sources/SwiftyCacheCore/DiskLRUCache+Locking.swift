@@ -1,3 +1,5 @@
+import Dispatch
+
 /// How every operation of ``DiskLRUCache`` reaches its state: under the one lock, with the
 /// slow parts (unlinking trash, waking the cleanup thread) after the lock is released.
 extension DiskLRUCache {
@@ -30,16 +32,19 @@ extension DiskLRUCache {
         claimsCleanup: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
     ) throws(Failure) -> T {
         var trash: [String] = []
+        var unlinking: DispatchGroup?
         var needsCleanup = false
         defer {
             // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
             // a clean marker sweeps it, and a failed delete here only costs that marker.
             for path in trash { try? cacheDirectory.fileSystem.removeFileIfPresent(path) }
+            unlinking?.leave()
             if needsCleanup { scheduleCleanup() }
         }
         return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
             defer {
-                if !state.pendingDeletions.isEmpty { trash = state.takePendingDeletions() }
+                trash = state.takeTrashToUnlink()
+                if !trash.isEmpty { unlinking = state.trashBeingUnlinked }
                 state.checkInvariants()
             }
             let result = try body(&state)

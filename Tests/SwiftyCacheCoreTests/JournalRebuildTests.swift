@@ -30,7 +30,7 @@ import Darwin
 
     /// Fills the cache, then reads until the redundant `READ` lines call for a rebuild, whose
     /// write of `journal.tmp` is held. Returns once the write is held.
-    func startHeldRebuild(_ cache: DiskLRUCache) throws -> WriteHold {
+    func startHeldRebuild(_ cache: DiskLRUCache) throws -> CallHold {
         for i in 0..<Self.entryCount { try cache.setData([Data("v\(i)".utf8)], forKey: Self.key(i)) }
         cache.waitForBackgroundWork()
         let hold = fileSystem.holdNextWrite(largerThan: Self.rebuildSize)
@@ -43,10 +43,8 @@ import Darwin
     /// Runs `body` on another thread; `false` if it did not finish within 30 seconds (as it
     /// would not if the rebuild held the cache lock while writing).
     func finishesWhileHeld(_ body: @escaping @Sendable () throws -> Void) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let done = onNewThread {
             do { try body() } catch { Issue.record("operation failed: \(error)") }
-            done.signal()
         }
         return done.wait(timeout: .now() + 30) == .success
     }
@@ -128,10 +126,8 @@ import Darwin
     func closeWaitsForARebuildInFlight(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
         let hold = try startHeldRebuild(cache)
-        let closed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        let closed = onNewThread {
             do { try cache.close() } catch { Issue.record("close failed: \(error)") }
-            closed.signal()
         }
         hold.release()
         #expect(closed.wait(timeout: .now() + 30) == .success)

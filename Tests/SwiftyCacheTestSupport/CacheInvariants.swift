@@ -45,6 +45,9 @@ public enum CacheInvariants {
             }
             state[key] = parsed
         }
+        // Opening and reading may have started a background journal rebuild, whose
+        // `journal.tmp` exists until it is swapped in: list the files once it is done.
+        cache.waitForBackgroundWork()
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))
         if let stray = names.first(where: { $0.hasSuffix(".tmp") }) {
             throw Violation(description: "a temporary file was left after open: \(stray)")

@@ -18,7 +18,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         var failAtCallErrno: Int32 = 0
         var injectedFaults = 0
         var callsByName: [String: Int] = [:]
-        var hold: WriteHold?
+        var writeHold: (threshold: Int, hold: CallHold)?
+        var unlinkHold: (pathSubstring: String, hold: CallHold)?
     }
 
     private let base = SystemFileSystem()
@@ -45,9 +46,17 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     /// Holds the next `write` of more than `bytes` bytes, on whatever thread makes it, until
     /// the returned hold is released: for tests of what goes on meanwhile.
-    package func holdNextWrite(largerThan bytes: Int) -> WriteHold {
-        let hold = WriteHold(threshold: bytes)
-        plan.withLock { $0.hold = hold }
+    package func holdNextWrite(largerThan bytes: Int) -> CallHold {
+        let hold = CallHold()
+        plan.withLock { $0.writeHold = (bytes, hold) }
+        return hold
+    }
+
+    /// Holds the next `unlink` of a path containing `pathSubstring` until the returned hold is
+    /// released.
+    package func holdNextUnlink(pathContaining pathSubstring: String) -> CallHold {
+        let hold = CallHold()
+        plan.withLock { $0.unlinkHold = (pathSubstring, hold) }
         return hold
     }
 
@@ -96,9 +105,9 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("close")
     }
     package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
-        let hold = plan.withLock { plan -> WriteHold? in
-            guard let hold = plan.hold, buffer.count > hold.threshold else { return nil }
-            plan.hold = nil
+        let hold = plan.withLock { plan -> CallHold? in
+            guard let (threshold, hold) = plan.writeHold, buffer.count > threshold else { return nil }
+            plan.writeHold = nil
             return hold
         }
         if let hold, let errno = hold.holdAndWaitForRelease() {
@@ -130,6 +139,14 @@ package final class FaultInjectingFileSystem: FileSystem {
         try base.rename(source, to: destination)
     }
     package func unlink(_ path: String) throws(SystemCallError) {
+        let hold = plan.withLock { plan -> CallHold? in
+            guard let (substring, hold) = plan.unlinkHold, path.contains(substring) else { return nil }
+            plan.unlinkHold = nil
+            return hold
+        }
+        if let hold, let errno = hold.holdAndWaitForRelease() {
+            throw SystemCallError(call: "unlink", errno: errno)
+        }
         try check("unlink", path: path)
         try base.unlink(path)
     }
@@ -163,27 +180,27 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
 }
 
-/// A `write` held by ``FaultInjectingFileSystem/holdNextWrite(largerThan:)``.
-package final class WriteHold: Sendable {
-    let threshold: Int
+/// A call held by ``FaultInjectingFileSystem/holdNextWrite(largerThan:)`` or
+/// ``FaultInjectingFileSystem/holdNextUnlink(pathContaining:)``.
+package final class CallHold: Sendable {
     private let reached = DispatchSemaphore(value: 0)
     private let released = DispatchSemaphore(value: 0)
     private let failure = LockedState<Int32?>(nil)
 
-    init(threshold: Int) { self.threshold = threshold }
+    init() {}
 
-    /// Waits until the held write has started; `false` if none did within `seconds`.
+    /// Waits until the held call has started; `false` if none did within `seconds`.
     package func waitUntilHeld(seconds: Double = 30) -> Bool {
         reached.wait(timeout: .now() + seconds) == .success
     }
 
-    /// Lets the held write go on, or fail with `errno`.
+    /// Lets the held call go on, or fail with `errno`.
     package func release(failingWith errno: Int32? = nil) {
         failure.withLock { $0 = errno }
         released.signal()
     }
 
-    /// Called by the write: signals that it is held and waits for the release.
+    /// Called by the held call: signals that it is held and waits for the release.
     func holdAndWaitForRelease() -> Int32? {
         reached.signal()
         // Bounded, so that a test that fails before releasing cannot hang the suite.
