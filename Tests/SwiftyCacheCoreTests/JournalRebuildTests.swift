@@ -158,4 +158,43 @@ import Darwin
         #expect(try reopened.keys().count == Self.entryCount - 1)
         #expect(try reopened.data(forKey: Self.key(5)) == nil)
     }
+
+    /// A fault at each system call of a rebuild's last step: the call, and a part of the path
+    /// it names (the calls that take no path match any).
+    static let swapFaults: [(call: String, path: String?)] = [
+        ("write", nil),  // the snapshot's write, or the kept lines'
+        ("close", nil),  // journal.tmp's close
+        ("rename", "/journal"),  // journal → journal.bkp
+        ("rename", "journal.tmp"),  // journal.tmp → journal
+        ("open", "/journal"),  // opening the new journal to append
+    ]
+
+    @Test(arguments: swapFaults.indices, bothStorages)
+    func aFaultWhileARebuildIsSwappedInLosesNothing(fault: Int, storage: DiskLRUCache.Storage) throws {
+        let (call, path) = Self.swapFaults[fault]
+        let cache = try open(storage)
+        let hold = try startHeldRebuild(cache)
+        #expect(finishesWhileHeld { try cache.setData([Data("during".utf8)], forKey: "added-during-rebuild") })
+        fileSystem.failCalls(named: [call], errno: EIO, pathContaining: path)
+        hold.release()
+        cache.waitForBackgroundWork()
+        #expect(fileSystem.injectedFaults > 0, "no \(call) failed")
+        fileSystem.heal()
+        // The next write repairs the journal if the fault broke it.
+        try cache.setData([Data("after".utf8)], forKey: "added-after-fault")
+        #expect(!cache.hasJournalErrors)
+        cache.simulateCrash()
+
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
+        #expect(!reopened.recoveryReport.wasWiped)
+        #expect(try reopened.keys().count == Self.entryCount + 2)
+        for i in [0, 1, Self.entryCount / 2, Self.entryCount - 1] {
+            #expect(try reopened.data(forKey: Self.key(i)) == [Data("v\(i)".utf8)])
+        }
+        #expect(try reopened.data(forKey: "added-during-rebuild") == [Data("during".utf8)])
+        #expect(try reopened.data(forKey: "added-after-fault") == [Data("after".utf8)])
+        // The open swept what the crash left; a rebuild it started may be writing journal.tmp.
+        reopened.waitForBackgroundWork()
+        #expect(try JournalFixture.fileNames(in: directory.url).filter { $0.hasSuffix(".tmp") } == [])
+    }
 }
