@@ -220,8 +220,10 @@ struct JournalWriter {
         return true
     }
 
-    /// Closes and deletes the `journal.tmp` of a rebuild that will not be swapped in. The name
-    /// is still this rebuild's: only a swap (which bumps ``generation``) replaces it.
+    /// Closes and deletes the `journal.tmp` of a rebuild that will not be swapped in. With the
+    /// generation unchanged, the name is this rebuild's file, or what a synchronous rebuild that
+    /// failed left of its own (which the repair writes again): only a swap, which bumps
+    /// ``generation``, puts a needed file there.
     private func discard(_ rebuild: PendingRebuild) {
         try? fileSystem.close(rebuild.file)
         try? fileSystem.unlink(directory.temporaryJournalPath)
