@@ -400,6 +400,10 @@ public final class DiskLRUCache: Sendable {
     /// Aborts open editors, evicts down to ``maxSize``, flushes and closes the journal, and
     /// releases the directory lock. Open snapshots still read. Closing twice does nothing.
     ///
+    /// Waits for a journal rebuild the background is writing, and for files other threads are
+    /// deleting: once it returns, the cache touches its directory no more, and another cache
+    /// (or the Java library) may open it.
+    ///
     /// - Throws: The first I/O error met; the cache is closed regardless.
     public func close() throws {
         let failure = rebuildGate.withLock { _ in withState { $0.close() } }
