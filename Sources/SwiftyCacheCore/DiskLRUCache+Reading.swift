@@ -80,10 +80,12 @@ extension DiskLRUCache {
     /// cooperative pool): done when every value is in memory — in packed storage, a record
     /// whose slots are all inline, in the page cache (`preadv2` with `RWF_NOWAIT`); in file
     /// storage, value files whose paths and bytes are in the kernel's caches
-    /// (``filesIfInMemory(_:key:)``). Otherwise ``MemoryRead/needsIO``, with nothing left
-    /// recorded. It waits for no file I/O: it takes the cache lock (held only for in-memory
-    /// work and journal appends), reads only from memory, and leaves a due flush of buffered
-    /// `READ` lines to the I/O pool.
+    /// (``filesIfInMemory(_:key:)``). Otherwise ``MemoryRead/needsIO``, with no hit counted
+    /// (in packed storage the access, recorded with the plan in one lock hold, stays: the full
+    /// read that follows records the same LRU touch and `READ` line again, which changes
+    /// nothing). It never sleeps on file I/O: it takes the cache lock (held only for in-memory
+    /// work and journal appends), reads with calls that refuse to wait for the disk, and leaves
+    /// a due flush of buffered `READ` lines to the I/O pool.
     ///
     /// - Complexity: As `data(forKey:)`: one short lock hold and one `preadv2` (packed).
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {

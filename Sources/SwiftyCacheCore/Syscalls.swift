@@ -213,7 +213,9 @@ package struct SystemFileSystem: FileSystem {
     }
 
     /// `preadv2` with `RWF_NOWAIT` (Linux 4.14 and later): `EAGAIN` when the bytes are not in
-    /// the page cache, and `nil` where the call or the flag is not available.
+    /// the page cache, and `nil` where the call or the flag is not available. The kernel may
+    /// start readahead of the missing pages before it refuses, and return them if that read
+    /// completed at once (a fast device): the call still never sleeps waiting for it.
     package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
         throws(SystemCallError) -> Int?
     {

@@ -20,6 +20,18 @@ package final class FaultInjectingFileSystem: FileSystem {
         var callsByName: [String: Int] = [:]
         var writeHold: (threshold: Int, hold: CallHold)?
         var unlinkHold: (pathSubstring: String, hold: CallHold)?
+        var pageCache = PageCache.unknown
+    }
+
+    /// What ``readIfCached(_:into:at:)`` and ``openIfCached(cString:flags:)`` report, so that
+    /// tests of the reads that must not block do not depend on what the kernel keeps in memory.
+    package enum PageCache: Sendable {
+        /// As a system that cannot tell: every read from memory is refused (the default).
+        case unknown
+        /// Everything is in memory: the calls read and open the blocking way.
+        case holdsEverything
+        /// Nothing is in memory (as after a drop of the kernel's caches): every call refused.
+        case holdsNothing
     }
 
     private let base = SystemFileSystem()
@@ -58,6 +70,11 @@ package final class FaultInjectingFileSystem: FileSystem {
         let hold = CallHold()
         plan.withLock { $0.unlinkHold = (pathSubstring, hold) }
         return hold
+    }
+
+    /// What the reads from memory find from now on.
+    package func setPageCache(_ pageCache: PageCache) {
+        plan.withLock { $0.pageCache = pageCache }
     }
 
     /// Stops injecting faults.
@@ -121,6 +138,19 @@ package final class FaultInjectingFileSystem: FileSystem {
     {
         try check("read")
         return try base.read(fd, into: buffer, at: offset)
+    }
+    package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+        throws(SystemCallError) -> Int?
+    {
+        guard plan.withLock({ $0.pageCache }) == .holdsEverything else { return nil }
+        try check("preadv2")
+        return try base.read(fd, into: buffer, at: offset)
+    }
+    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallError) -> Int32? {
+        guard plan.withLock({ $0.pageCache }) == .holdsEverything else { return nil }
+        let name = String(cString: path)
+        try check("openat2", path: name)
+        return try base.open(name, flags: flags, mode: 0)
     }
     package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
         try check("fstat")
