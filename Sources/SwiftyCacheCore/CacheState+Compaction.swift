@@ -7,7 +7,7 @@ extension CacheState {
     struct RecordToMove {
         var key: String
         var location: ValueLocation
-        var lengths: [Int]
+        var lengths: SlotLengths
     }
 
     /// The live records of `segment` among the index slots from `cursor`, at most `limit`

@@ -125,7 +125,7 @@ extension CacheState {
     /// the `CLEAN` line, evictions in the same journal write, the files the old values no longer
     /// need, and with `syncsWrites` the `fsync`s.
     private mutating func recordCommit(
-        at index: Int, key: String, lengths: [Int], location: ValueLocation, replaced: CommittedValues?
+        at index: Int, key: String, lengths: SlotLengths, location: ValueLocation, replaced: CommittedValues?
     ) throws(CacheError) {
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
         nextSequenceNumber += 1
@@ -188,7 +188,7 @@ extension CacheState {
     ///   errors of a commit.
     /// - Complexity: one `write` of the record and one of the journal line.
     mutating func commitRecord(
-        key: String, lengths: [Int], record: [UInt8], in packed: PackedStorage
+        key: String, lengths: SlotLengths, record: [UInt8], in packed: PackedStorage
     ) throws(CacheError) -> Bool {
         try checkWritable(key: key, operation: "setData")
         let existing = table.index(of: key)

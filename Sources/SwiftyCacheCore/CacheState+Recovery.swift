@@ -96,19 +96,16 @@ extension CacheState {
         guard replayFormat == journal.format else { return false }
         let marker = directory.readCleanMarker(for: journalStatus, readsSnapshot: true)
         guard marker.matches, !marker.snapshot.isEmpty else { return false }
-        let redundant = marker.snapshot.withUnsafeBytes {
+        let loaded = marker.snapshot.withUnsafeBytes {
             IndexSnapshot.decode(
                 $0, appVersion: journal.appVersion, valueCount: valueCount,
                 storesLocations: journal.format.storesLocations, into: &table)
         }
-        guard let redundant, let total = committedTotal() else {
-            table.removeAll()
-            return false
-        }
+        guard let loaded else { return false }
         // Removed before anything else, so a crash in this session makes the next open replay.
         removeCleanMarker()
-        size = total
-        redundantOpCount = redundant
+        size = loaded.totalLength
+        redundantOpCount = loaded.redundantOpCount
         storage.recover(table: table, wipe: false, closedCleanly: true)
         try journal.openForAppending()
         return true
@@ -229,7 +226,8 @@ extension CacheState {
     func committedTotal() -> Int? {
         var total = 0
         for index in table.indicesInStorageOrder {
-            let (sum, overflow) = total.addingReportingOverflow(table[index].totalLength)
+            guard let length = table.totalLength(index) else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(length)
             guard !overflow else { return nil }
             total = sum
         }
@@ -322,7 +320,7 @@ extension CacheState {
         for index in table.indicesInLRUOrder {
             if table[index].isBeingEdited {
                 table.setReadable(index, false)
-                table.setLengths(index, Array(repeating: 0, count: valueCount))
+                table.setLengths(index, SlotLengths(repeating: 0, count: valueCount))
             } else {
                 table.remove(at: index)
             }

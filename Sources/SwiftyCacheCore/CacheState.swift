@@ -155,7 +155,7 @@ struct CacheState {
     /// What a read needs to open an entry's values outside the lock, and to check afterwards
     /// that the entry did not change meanwhile.
     struct ReadPlan {
-        var lengths: [Int]
+        var lengths: SlotLengths
         var location: ValueLocation
         var sequenceNumber: UInt64
     }
@@ -364,7 +364,7 @@ struct CacheState {
         if entry.isReadable { size -= entry.totalLength }
         if entry.isBeingEdited {
             table.setReadable(index, false)
-            table.setLengths(index, Array(repeating: 0, count: valueCount))
+            table.setLengths(index, SlotLengths(repeating: 0, count: valueCount))
         } else {
             table.remove(at: index)
         }

@@ -14,7 +14,7 @@ extension DiskLRUCache {
         key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: String, value: (Int) -> Data
     ) throws {
         let values = slots.map { ($0, value($0)) }
-        let journalsDirty = storage.stagesFiles(forLengths: values.map { $0.1.count })
+        let journalsDirty = storage.stagesFiles(forLengths: SlotLengths(values.lazy.map { $0.1.count }))
         let editorID = try locked(operation: "edit", key: key) {
             try $0.reserveEdit(
                 key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsDirty: journalsDirty)

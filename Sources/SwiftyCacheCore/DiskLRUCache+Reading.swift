@@ -10,7 +10,7 @@ extension DiskLRUCache {
     /// An entry's values, opened.
     struct OpenedEntry {
         var values: OpenedValues
-        var lengths: [Int]
+        var lengths: SlotLengths
         var sequenceNumber: UInt64
     }
 

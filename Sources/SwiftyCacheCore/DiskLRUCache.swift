@@ -330,7 +330,7 @@ public final class DiskLRUCache: Sendable {
         // Packed storage, small values: the record is built here, outside the lock, and
         // committed in one lock hold.
         if let packed = storage as? PackedStorage, let record = packed.encodeRecord(key: key, values: values) {
-            let lengths = values.map(\.count)
+            let lengths = SlotLengths(values.lazy.map(\.count))
             let committed = try withState(claimsCleanup: true) { (state) throws(CacheError) -> Bool in
                 guard !state.isClosed else { throw CacheError.closed(operation: "setData", key: key) }
                 return try state.commitRecord(key: key, lengths: lengths, record: record, in: packed)

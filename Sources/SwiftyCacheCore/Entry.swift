@@ -2,7 +2,7 @@
 struct Entry {
     var key: String
     /// The committed length of each slot, in bytes.
-    var lengths: [Int]
+    var lengths: SlotLengths
     /// Where the storage keeps the committed values (``ValueLocation/none`` for file storage).
     var location = ValueLocation.none
     /// Whether the entry has been committed at least once (a `CLEAN` line).

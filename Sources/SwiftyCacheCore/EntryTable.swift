@@ -39,10 +39,13 @@ struct EntryTable {
 
     /// The committed lengths of the entry at `index` if it is readable, read in place (no copy
     /// of the entry): the read path's one look at it.
-    func readableLengths(_ index: Int) -> [Int]? {
+    func readableLengths(_ index: Int) -> SlotLengths? {
         guard storage.values[index]?.isReadable == true else { return nil }
         return storage.values[index]?.lengths
     }
+
+    /// The sum of the lengths of the entry at `index`, read in place; `nil` if it overflows.
+    func totalLength(_ index: Int) -> Int? { storage.values[index].map(\.lengths.total) ?? 0 }
 
     /// The sequence number of the entry at `index`, read in place.
     func sequenceNumber(_ index: Int) -> UInt64 { storage.values[index]?.sequenceNumber ?? 0 }
@@ -63,19 +66,19 @@ struct EntryTable {
 
     /// Inserts a new entry as the most recently used one and returns its index.
     mutating func insert(key: String, valueCount: Int) -> Int {
-        storage.insert(Entry(key: key, lengths: Array(repeating: 0, count: valueCount)), forKey: key)
+        storage.insert(Entry(key: key, lengths: SlotLengths(repeating: 0, count: valueCount)), forKey: key)
     }
 
     /// The index of `key`'s entry, inserting a new one (as the most recently used) if there is
     /// none, with one hash lookup.
     mutating func indexInsertingIfAbsent(key: String, valueCount: Int) -> Int {
-        storage.indexInsertingIfAbsent(key) { Entry(key: key, lengths: Array(repeating: 0, count: valueCount)) }
+        storage.indexInsertingIfAbsent(key) { Entry(key: key, lengths: SlotLengths(repeating: 0, count: valueCount)) }
     }
 
     /// Appends a committed entry as the most recently used one, for loading a whole index:
     /// one hash insertion, no lookup first. A key appended twice leaves the table inconsistent,
     /// which ``hasDuplicateAppends`` reports; the loader then discards the table.
-    mutating func appendCommittedUnchecked(key: String, lengths: [Int], location: ValueLocation) {
+    mutating func appendCommittedUnchecked(key: String, lengths: SlotLengths, location: ValueLocation) {
         storage.insert(Entry(key: key, lengths: lengths, location: location, isReadable: true), forKey: key)
         readableCount += 1
     }
@@ -85,7 +88,7 @@ struct EntryTable {
 
     /// Marks the entry committed with `lengths` at `location`, with no editor, in one update.
     mutating func setCommitted(
-        _ index: Int, lengths: [Int], location: ValueLocation = .none, sequenceNumber: UInt64 = 0
+        _ index: Int, lengths: SlotLengths, location: ValueLocation = .none, sequenceNumber: UInt64 = 0
     ) {
         let wasReadable = self[index].isReadable
         let updated: Void? = storage.update(at: index) {
@@ -120,7 +123,9 @@ struct EntryTable {
         readableCount += isReadable ? 1 : -1
     }
 
-    mutating func setLengths(_ index: Int, _ lengths: [Int]) { storage.update(at: index) { $0.lengths = lengths } }
+    mutating func setLengths(_ index: Int, _ lengths: SlotLengths) {
+        storage.update(at: index) { $0.lengths = lengths }
+    }
     mutating func setEditor(_ index: Int, _ editorID: UInt64) { storage.update(at: index) { $0.editorID = editorID } }
     mutating func setDirtyJournaled(_ index: Int, _ isJournaled: Bool) {
         storage.update(at: index) { $0.isDirtyJournaled = isJournaled }

@@ -237,7 +237,7 @@ struct FileStorage: ValueStorage {
     /// regular file of the length the journal recorded. Called outside the cache lock.
     ///
     /// - Complexity: One `open` and one `fstat` per slot.
-    func open(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> OpenedValues? {
+    func open(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError) -> OpenedValues? {
         let fileSystem = self.fileSystem
         var descriptors: [Int32] = []
         descriptors.reserveCapacity(valueCount)
@@ -290,7 +290,7 @@ struct FileStorage: ValueStorage {
     /// ``CachedValues/missing`` for a file missing or of the wrong kind or length.
     ///
     /// - Complexity: One `openat2`, `fstat`, `preadv2` and `close` per slot.
-    func readValuesIfCached(key: String, lengths: [Int]) -> CachedValues {
+    func readValuesIfCached(key: String, lengths: SlotLengths) -> CachedValues {
         let fileSystem = self.fileSystem
         var values: [Data] = []
         values.reserveCapacity(valueCount)
@@ -346,7 +346,7 @@ struct FileStorage: ValueStorage {
 
     // MARK: Deleting
 
-    func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool {
+    func delete(key: String, location: ValueLocation, lengths: SlotLengths) -> Bool {
         var deletedAll = true
         for slot in 0..<valueCount {
             do { try removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }

@@ -17,7 +17,8 @@
 ///     XXH64 of all the above        8 bytes, little-endian
 ///
 /// - Complexity: O(entries) to write and to read; reading allocates the index and nothing per
-///   entry beyond its key and lengths.
+///   entry beyond its key (none for keys of up to 15 bytes, which `String` holds inline) and,
+///   past two slots, its lengths (``SlotLengths``).
 enum IndexSnapshot {
     static let magic = Array("SCIDX001".utf8)
 
@@ -58,12 +59,21 @@ enum IndexSnapshot {
         return bytes
     }
 
-    /// Loads a snapshot into `table` (which must be empty) and returns the redundant line count,
-    /// or `nil`, leaving `table` empty, when the bytes are not a whole, matching snapshot.
+    /// What a loaded snapshot says beside its entries.
+    struct Loaded: Equatable {
+        /// The journal's redundant line count.
+        var redundantOpCount: Int
+        /// The sum of every entry's lengths: the cache's size.
+        var totalLength: Int
+    }
+
+    /// Loads a snapshot into `table` (which must be empty), or returns `nil`, leaving `table`
+    /// empty, when the bytes are not a whole, matching snapshot or its lengths add up past
+    /// `Int.max`.
     static func decode(
         _ snapshot: UnsafeRawBufferPointer, appVersion: Int, valueCount: Int, storesLocations: Bool,
         into table: inout EntryTable
-    ) -> Int? {
+    ) -> Loaded? {
         guard snapshot.count >= magic.count + 8 else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: snapshot[..<(snapshot.count - 8)])
         let stored = UInt64(littleEndian: snapshot.loadUnaligned(fromByteOffset: snapshot.count - 8, as: UInt64.self))
@@ -76,18 +86,33 @@ enum IndexSnapshot {
             count <= body.count  // every entry takes bytes: a count past them is damage
         else { return nil }
         table.reserveCapacity(count)
+        var total = 0
         for _ in 0..<count {
-            guard let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations) else {
+            guard let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations),
+                let entryTotal = entry.lengths.total
+            else {
                 table.removeAll()
                 return nil
             }
+            let (sum, overflow) = total.addingReportingOverflow(entryTotal)
+            guard !overflow else {
+                table.removeAll()
+                return nil
+            }
+            total = sum
             table.appendCommittedUnchecked(key: entry.key, lengths: entry.lengths, location: entry.location)
         }
         guard reader.position == body.count, table.count == count, !table.hasDuplicateAppends else {
             table.removeAll()
             return nil
         }
-        return redundant
+        return Loaded(redundantOpCount: redundant, totalLength: total)
+    }
+
+    private struct DecodedEntry {
+        var key: String
+        var lengths: SlotLengths
+        var location: ValueLocation
     }
 
     private struct Reader {
@@ -102,7 +127,16 @@ enum IndexSnapshot {
             return value
         }
 
+        @inline(__always)
         mutating func varint() -> UInt64? {
+            // One byte: every length below 128, the common case.
+            if position < bytes.count {
+                let first = bytes.load(fromByteOffset: position, as: UInt8.self)
+                if first & 0x80 == 0 {
+                    position &+= 1
+                    return UInt64(first)
+                }
+            }
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while let byte = byte() {
@@ -114,9 +148,10 @@ enum IndexSnapshot {
             return nil
         }
 
-        mutating func entry(
-            valueCount: Int, storesLocations: Bool
-        ) -> (key: String, lengths: [Int], location: ValueLocation)? {
+        @inline(__always)
+        mutating func length() -> Int? { varint().flatMap { Int(exactly: $0) } }
+
+        mutating func entry(valueCount: Int, storesLocations: Bool) -> DecodedEntry? {
             guard let keyLength = byte().map(Int.init), keyLength > 0, position + keyLength <= bytes.count,
                 let base = bytes.baseAddress
             else { return nil }
@@ -125,14 +160,28 @@ enum IndexSnapshot {
             guard JournalParser.isReplayableKey(keyBytes[...]) else { return nil }
             let key = String(decoding: keyBytes, as: UTF8.self)
             position += keyLength
-            // Appended to a reserved array: `Array(unsafeUninitializedCapacity:)` was left
-            // unspecialized here, and looked up the array's generic metadata for every entry
-            // (a fifth of the time of a 100,000-entry load, `perf record`).
-            var lengths: [Int] = []
-            lengths.reserveCapacity(valueCount)
-            for _ in 0..<valueCount {
-                guard let length = varint().flatMap({ Int(exactly: $0) }) else { return nil }
-                lengths.append(length)
+            // Inline for one or two slots: nothing allocated per entry.
+            let lengths: SlotLengths
+            if valueCount <= 2 {
+                var first = 0
+                var second = 0
+                if valueCount > 0 {
+                    guard let length = length() else { return nil }
+                    first = length
+                }
+                if valueCount > 1 {
+                    guard let length = length() else { return nil }
+                    second = length
+                }
+                lengths = SlotLengths(inline: first, second, count: valueCount)
+            } else {
+                var spilled: [Int] = []
+                spilled.reserveCapacity(valueCount)
+                for _ in 0..<valueCount {
+                    guard let length = length() else { return nil }
+                    spilled.append(length)
+                }
+                lengths = SlotLengths(spilled)
             }
             var location = ValueLocation.none
             if storesLocations {
@@ -141,7 +190,7 @@ enum IndexSnapshot {
                 else { return nil }
                 location = ValueLocation(segment: segment, offset: offset)
             }
-            return (key, lengths, location)
+            return DecodedEntry(key: key, lengths: lengths, location: location)
         }
     }
 

@@ -125,7 +125,7 @@ package enum Journal {
 
     package enum Operation: Equatable {
         /// A commit; `location` is written only in packed journals.
-        case clean(lengths: [Int], location: ValueLocation = .none)
+        case clean(lengths: SlotLengths, location: ValueLocation = .none)
         case dirty
         case remove
         case read
@@ -190,7 +190,7 @@ package enum Journal {
 
     /// `CLEAN key len0 len1 …`, then the segment and offset when `location` is given (packed
     /// journals), and a newline.
-    static func appendCleanLine(key: String, lengths: [Int], location: ValueLocation?, to buffer: inout [UInt8]) {
+    static func appendCleanLine(key: String, lengths: SlotLengths, location: ValueLocation?, to buffer: inout [UInt8]) {
         appendBytes(of: "CLEAN ", to: &buffer)
         appendBytes(of: key, to: &buffer)
         for length in lengths {

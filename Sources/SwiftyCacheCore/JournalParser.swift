@@ -294,13 +294,13 @@ struct JournalParser {
             fieldStart = fieldEnd + 1
         }
         guard lengths.count == fieldCount else { return corrupt() }
-        guard storesLocations else { return .success((key, .clean(lengths: lengths))) }
+        guard storesLocations else { return .success((key, .clean(lengths: SlotLengths(lengths)))) }
         guard let segment = UInt32(exactly: lengths[fieldCount - 2]),
             let offset = Int64(exactly: lengths[fieldCount - 1])
         else { return corrupt() }
         let location = ValueLocation(segment: segment, offset: offset)
         if isMove { return .success((key, .move(location))) }
-        return .success((key, .clean(lengths: Array(lengths.prefix(valueCount)), location: location)))
+        return .success((key, .clean(lengths: SlotLengths(lengths.prefix(valueCount)), location: location)))
     }
 
     /// A length as Java's `Long.parseLong` reads it: optional `+`, decimal digits, at most

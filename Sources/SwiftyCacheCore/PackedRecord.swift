@@ -29,7 +29,7 @@ enum PackedRecord {
     static func isExternal(length: Int, inlineLimit: Int) -> Bool { length > inlineLimit }
 
     /// The size of the record with `lengths`; `nil` when no slot is inline (no record).
-    static func size(lengths: [Int], inlineLimit: Int) -> Int? {
+    static func size(lengths: SlotLengths, inlineLimit: Int) -> Int? {
         var total = headerSize(valueCount: lengths.count)
         var hasInline = false
         for length in lengths where !isExternal(length: length, inlineLimit: inlineLimit) {
@@ -52,7 +52,7 @@ enum PackedRecord {
     ///
     /// - Complexity: O(record size): one allocation and one copy of each value.
     static func encode(
-        key: String, lengths: [Int], inlineLimit: Int,
+        key: String, lengths: SlotLengths, inlineLimit: Int,
         inlineValue: (Int) throws(CacheError) -> [UInt8]
     ) throws(CacheError) -> [UInt8]? {
         guard let size = size(lengths: lengths, inlineLimit: inlineLimit) else { return nil }
@@ -80,7 +80,9 @@ enum PackedRecord {
     /// differs: a torn write, a flipped bit, or bytes that are not this entry's record.
     ///
     /// - Complexity: O(record size), for the checksum.
-    static func validate(_ record: UnsafeRawBufferPointer, key: String, lengths: [Int], inlineLimit: Int) -> [Int]? {
+    static func validate(_ record: UnsafeRawBufferPointer, key: String, lengths: SlotLengths, inlineLimit: Int)
+        -> [Int]?
+    {
         guard let expected = size(lengths: lengths, inlineLimit: inlineLimit), record.count == expected else {
             return nil
         }

@@ -137,12 +137,12 @@ final class PackedStorage: ValueStorage {
     var corruptRecordCount: Int { state.withLock { $0.corruptRecords } }
 
     /// The size of the record of an entry with `lengths`; 0 when it has none.
-    func recordSize(lengths: [Int]) -> Int64 {
+    func recordSize(lengths: SlotLengths) -> Int64 {
         Int64(PackedRecord.size(lengths: lengths, inlineLimit: inlineLimit) ?? 0)
     }
 
     /// Whether `slot` of an entry at `location` with `lengths` is a file.
-    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: [Int]) -> Bool {
+    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: SlotLengths) -> Bool {
         location.segment == 0 || PackedRecord.isExternal(length: lengths[slot], inlineLimit: inlineLimit)
     }
 
@@ -169,11 +169,11 @@ final class PackedStorage: ValueStorage {
         }
     }
 
-    func stagesFiles(forLengths lengths: [Int]) -> Bool {
+    func stagesFiles(forLengths lengths: SlotLengths) -> Bool {
         lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
     }
 
-    func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool {
+    func keepsFiles(location: ValueLocation, lengths: SlotLengths) -> Bool {
         lengths.indices.contains { isFileSlot($0, location: location, lengths: lengths) }
     }
 
@@ -192,7 +192,7 @@ final class PackedStorage: ValueStorage {
     func publish(key: String, staged: [StagedSlot?], committed: CommittedValues?) throws(PublishFailure)
         -> ValueLocation
     {
-        let oldLengths = committed?.lengths ?? [Int](repeating: 0, count: valueCount)
+        let oldLengths = committed?.lengths ?? SlotLengths(repeating: 0, count: valueCount)
         let oldLocation = committed?.location ?? .none
         var lengths = oldLengths
         for slot in staged.indices { if let value = staged[slot] { lengths[slot] = value.length } }
@@ -261,12 +261,13 @@ final class PackedStorage: ValueStorage {
             return nil
         }
         return try? PackedRecord.encode(
-            key: key, lengths: values.map(\.count), inlineLimit: inlineLimit, inlineValue: { Array(values[$0]) })
+            key: key, lengths: SlotLengths(values.lazy.map(\.count)), inlineLimit: inlineLimit,
+            inlineValue: { Array(values[$0]) })
     }
 
     /// Deletes the files of slots that were files and are now in the record. Called once the
     /// commit's `CLEAN` line is written, so a crash before it leaves the old values whole.
-    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: [Int]) -> Bool {
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool {
         var deletedAll = true
         for slot in 0..<valueCount
         where isFileSlot(slot, location: old.location, lengths: old.lengths)
@@ -348,7 +349,7 @@ final class PackedStorage: ValueStorage {
 
     /// Reads the record with one `pread` and checks it; opens the files of large slots.
     /// Called outside the cache lock.
-    func open(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> OpenedValues? {
+    func open(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError) -> OpenedValues? {
         if location.segment == 0 { return try files.open(key: key, location: location, lengths: lengths) }
         guard let record = try readRecord(key: key, location: location, lengths: lengths) else { return nil }
         var descriptors = [Int32](repeating: -1, count: valueCount)
@@ -370,7 +371,7 @@ final class PackedStorage: ValueStorage {
     /// or damaged (counted in ``corruptRecordCount`` when the bytes are there but wrong).
     ///
     /// - Throws: ``CacheError/Code/ioFailure`` for a failure that is not damage.
-    func readRecord(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> RecordBytes? {
+    func readRecord(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError) -> RecordBytes? {
         switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: false) {
         case .found(let record): return record
         case .missing, .notInMemory: return nil
@@ -394,7 +395,7 @@ final class PackedStorage: ValueStorage {
     ///
     /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     func readRecord(
-        key: String, location: ValueLocation, lengths: [Int], cachedOnly: Bool, countsDamage: Bool = true
+        key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool = true
     ) throws(CacheError) -> RecordRead {
         let size = Int(recordSize(lengths: lengths))
         guard size > 0 else { return .missing }
@@ -449,14 +450,14 @@ final class PackedStorage: ValueStorage {
     }
 
     /// Whether every slot of the entry at `location` is in its record (none in a file).
-    func holdsInline(location: ValueLocation, lengths: [Int]) -> Bool {
+    func holdsInline(location: ValueLocation, lengths: SlotLengths) -> Bool {
         location.segment != 0 && !lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
     }
 
     /// The values of an entry whose slots are all in its record, read only from memory:
     /// `.notInMemory` as soon as anything would wait for the disk (a slot kept in a file, a
     /// segment not open, bytes not in the page cache).
-    func readInlineValuesIfCached(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError)
+    func readInlineValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError)
         -> CachedValues
     {
         guard holdsInline(location: location, lengths: lengths) else { return .notInMemory }
@@ -508,7 +509,7 @@ final class PackedStorage: ValueStorage {
     // MARK: Deleting
 
     /// Marks the record as garbage and deletes the files of large slots.
-    func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool {
+    func delete(key: String, location: ValueLocation, lengths: SlotLengths) -> Bool {
         if location.segment != 0 {
             let size = recordSize(lengths: lengths)
             state.withLock { $0.addLiveBytes(-size, in: location.segment) }

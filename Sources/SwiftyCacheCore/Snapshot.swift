@@ -13,7 +13,8 @@ public final class Snapshot: Sendable {
     /// The entry's key.
     public let key: String
     /// The byte length of each slot.
-    public let lengths: [Int]
+    public var lengths: [Int] { Array(slotLengths) }
+    let slotLengths: SlotLengths
     let sequenceNumber: UInt64
     private let cache: DiskLRUCache
     /// `nil` once closed. The lock also keeps `close()` from racing a read.
@@ -23,7 +24,7 @@ public final class Snapshot: Sendable {
         self.cache = cache
         self.key = key
         self.sequenceNumber = opened.sequenceNumber
-        self.lengths = opened.lengths
+        self.slotLengths = opened.lengths
         self.values = LockedState(opened.values)
     }
 
@@ -32,11 +33,11 @@ public final class Snapshot: Sendable {
     }
 
     /// The number of slots.
-    public var valueCount: Int { lengths.count }
+    public var valueCount: Int { slotLengths.count }
 
     /// The byte length of slot `index`; `nil` for an index outside `0..<valueCount`.
     public func length(at index: Int) -> Int? {
-        lengths.indices.contains(index) ? lengths[index] : nil
+        slotLengths.indices.contains(index) ? slotLengths[index] : nil
     }
 
     /// All of slot `index`; `nil` if it cannot be read (see ``readData(at:)`` for the reason).
@@ -54,7 +55,7 @@ public final class Snapshot: Sendable {
         let storage = cache.storage
         return try values.withLock { (values) throws(CacheError) -> Data in
             guard let values else { throw CacheError.snapshotClosed(key: key, operation: "read") }
-            return try storage.readWhole(values, slot: index, length: lengths[index], key: key)
+            return try storage.readWhole(values, slot: index, length: slotLengths[index], key: key)
         }
     }
 
@@ -106,8 +107,8 @@ public final class Snapshot: Sendable {
     }
 
     private func checkSlot(_ index: Int, operation: String) throws(CacheError) {
-        guard lengths.indices.contains(index) else {
-            throw CacheError.slotOutOfRange(index, valueCount: lengths.count, key: key, operation: operation)
+        guard slotLengths.indices.contains(index) else {
+            throw CacheError.slotOutOfRange(index, valueCount: slotLengths.count, key: key, operation: operation)
         }
     }
 }

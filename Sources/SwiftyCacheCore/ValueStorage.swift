@@ -52,7 +52,7 @@ protocol ValueStorage: Sendable {
     ///
     /// - Throws: ``CacheError/Code/ioFailure`` for a failure that is not damage (too many open
     ///   files, for example).
-    func open(key: String, location: ValueLocation, lengths: [Int]) throws(CacheError) -> OpenedValues?
+    func open(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError) -> OpenedValues?
 
     /// Reads up to `buffer.count` bytes of an opened slot at `offset`; fewer only at its end.
     func read(
@@ -63,7 +63,7 @@ protocol ValueStorage: Sendable {
     func close(_ values: OpenedValues)
 
     /// Deletes the committed values of `key`. Returns `false` if something could not be deleted.
-    func delete(key: String, location: ValueLocation, lengths: [Int]) -> Bool
+    func delete(key: String, location: ValueLocation, lengths: SlotLengths) -> Bool
 
     /// Deletes every file of `key`, committed or staged: what an interrupted edit may have left.
     func deleteEverything(of key: String) -> Bool
@@ -100,18 +100,18 @@ protocol ValueStorage: Sendable {
 
     /// Whether staging values of these lengths writes files (which a crash could leave, so the
     /// edit's `DIRTY` line must come first), rather than keeping them in memory.
-    func stagesFiles(forLengths lengths: [Int]) -> Bool
+    func stagesFiles(forLengths lengths: SlotLengths) -> Bool
 
     /// Whether committed values at `location` with `lengths` include files.
-    func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool
+    func keepsFiles(location: ValueLocation, lengths: SlotLengths) -> Bool
 
     /// Whether `slot` of committed values at `location` with `lengths` is a file; the sweep
     /// deletes a live key's file that is not (a crash after a commit moved it into a record).
-    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: [Int]) -> Bool
+    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: SlotLengths) -> Bool
 
     /// After a commit's `CLEAN` line: deletes the files of `old` values the new ones no longer
     /// use. Returns `false` if one could not be deleted.
-    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: [Int]) -> Bool
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool
 }
 
 extension ValueStorage {
@@ -121,10 +121,10 @@ extension ValueStorage {
     func shutDown() {}
     var corruptRecordCount: Int { 0 }
     var needsCompaction: Bool { false }
-    func stagesFiles(forLengths lengths: [Int]) -> Bool { true }
-    func keepsFiles(location: ValueLocation, lengths: [Int]) -> Bool { true }
-    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: [Int]) -> Bool { true }
-    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: [Int]) -> Bool {
+    func stagesFiles(forLengths lengths: SlotLengths) -> Bool { true }
+    func keepsFiles(location: ValueLocation, lengths: SlotLengths) -> Bool { true }
+    func isFileSlot(_ slot: Int, location: ValueLocation, lengths: SlotLengths) -> Bool { true }
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool {
         true
     }
 }
@@ -133,7 +133,7 @@ extension ValueStorage {
 /// rewrite, and retires the old values.
 struct CommittedValues {
     var location: ValueLocation
-    var lengths: [Int]
+    var lengths: SlotLengths
 }
 
 /// Where a committed entry's values are, as the storage recorded it when publishing. File
@@ -191,9 +191,9 @@ final class RecordBytes: Sendable {
     let bytes: [UInt8]
     /// Where each slot's value starts in ``bytes``, `-1` for a slot kept in a file.
     let offsets: [Int]
-    let lengths: [Int]
+    let lengths: SlotLengths
 
-    init(bytes: [UInt8], offsets: [Int], lengths: [Int]) {
+    init(bytes: [UInt8], offsets: [Int], lengths: SlotLengths) {
         self.bytes = bytes
         self.offsets = offsets
         self.lengths = lengths

@@ -77,4 +77,54 @@ import Testing
         #expect(!reopened.recoveryReport.loadedIndexSnapshot)
         #expect(try reopened.strings("k10") == ["again", "y"])
     }
+
+    /// One slot and two are held inline by the index, three and more in an array: each loads.
+    @Test(arguments: [1, 2, 3, 5]) func everySlotCountLoadsItsLengths(valueCount: Int) throws {
+        let cache = try openCache(directory.url, valueCount: valueCount, storage: .packed)
+        for i in 0..<20 {
+            try cache.setData((0..<valueCount).map { Data(repeating: UInt8(i), count: i * 10 + $0) }, forKey: "k\(i)")
+        }
+        let size = cache.size
+        try cache.close()
+        let reopened = try openCache(directory.url, valueCount: valueCount, storage: .packed)
+        #expect(reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(reopened.size == size)
+        let snapshot = try #require(try reopened.snapshot(forKey: "k13"))
+        #expect(snapshot.lengths == (0..<valueCount).map { 130 + $0 })
+        #expect(try snapshot.readData(at: valueCount - 1) == Data(repeating: 13, count: 130 + valueCount - 1))
+    }
+
+    /// A snapshot whose checksum holds but whose lengths add up past `Int.max` (written by no
+    /// close of ours) is not loaded: the journal is replayed instead.
+    @Test func aSnapshotWhoseLengthsOverflowIsNotLoaded() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "12345", "x")
+        try cache.set("b", "y", "z")
+        try cache.close()
+        let file = directory.appending("journal.clean")
+        var bytes = Array(try Data(contentsOf: file))
+        // Entry "a": key length 1, "a", then slot 0's length 5 as one varint byte.
+        let entry: [UInt8] = [1, UInt8(ascii: "a"), 5]
+        let start = try #require(
+            (0...(bytes.count - entry.count)).first { Array(bytes[$0..<$0 + entry.count]) == entry })
+        var huge: [UInt8] = []
+        var value = UInt64(Int.max)
+        while value >= 0x80 {
+            huge.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        huge.append(UInt8(value))
+        bytes.replaceSubrange((start + 2)..<(start + 3), with: huge)
+        // The checksum (XXH64 of the snapshot before it) must hold, or the damage alone would
+        // refuse it: the snapshot starts after the marker's line.
+        let snapshotStart = try #require(bytes.firstIndex(of: UInt8(ascii: "\n"))) + 1
+        let body = Array(bytes[snapshotStart..<(bytes.count - 8)])
+        let checksum = XXHash64.hash(body).littleEndian
+        bytes.replaceSubrange((bytes.count - 8)..., with: withUnsafeBytes(of: checksum) { Array($0) })
+        try Data(bytes).write(to: file)
+        let reopened = try openCache(directory.url)
+        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(try reopened.strings("a") == ["12345", "x"])
+        #expect(reopened.size == 8)
+    }
 }

@@ -1,0 +1,94 @@
+/// The committed length of each of an entry's value slots.
+///
+/// One or two slots (most caches) are held inline, beyond that an array: an index of 100,000
+/// entries then allocates nothing per entry for its lengths, and copying an entry (a read's
+/// plan) retains nothing for them. It reads as a collection of `Int`, as `[Int]` did.
+///
+/// - Complexity: Subscript, `count` and copies are O(1) for up to two slots.
+package struct SlotLengths: RandomAccessCollection, MutableCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+    /// The first two lengths when there are no more than two.
+    private var first = 0
+    private var second = 0
+    /// Every length when there are more than two, `nil` otherwise.
+    private var spilled: [Int]?
+    package let count: Int
+
+    /// `count` slots of length `length`.
+    package init(repeating length: Int, count: Int) {
+        self.count = Swift.max(0, count)
+        if self.count > 2 {
+            spilled = Array(repeating: length, count: self.count)
+        } else {
+            first = self.count > 0 ? length : 0
+            second = self.count > 1 ? length : 0
+        }
+    }
+
+    package init<Lengths: Collection<Int>>(_ lengths: Lengths) {
+        count = lengths.count
+        if count > 2 {
+            spilled = Array(lengths)
+        } else {
+            var iterator = lengths.makeIterator()
+            first = iterator.next() ?? 0
+            second = iterator.next() ?? 0
+        }
+    }
+
+    /// One or two lengths (`count` ≤ 2), held inline.
+    init(inline first: Int, _ second: Int, count: Int) {
+        assert(count <= 2, "SlotLengths: \(count) lengths are not inline")
+        self.first = first
+        self.second = second
+        self.count = count
+    }
+
+    package init(arrayLiteral lengths: Int...) {
+        self.init(lengths)
+    }
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { count }
+
+    package subscript(position: Int) -> Int {
+        get {
+            assert(indices.contains(position), "SlotLengths: slot \(position) of \(count)")
+            if let spilled { return spilled[position] }
+            return position == 0 ? first : second
+        }
+        set {
+            assert(indices.contains(position), "SlotLengths: slot \(position) of \(count)")
+            if spilled != nil {
+                spilled?[position] = newValue
+            } else if position == 0 {
+                first = newValue
+            } else {
+                second = newValue
+            }
+        }
+    }
+
+    /// The sum of the lengths, `nil` if it overflows `Int`.
+    package var total: Int? {
+        var total = 0
+        for length in self {
+            let (sum, overflow) = total.addingReportingOverflow(length)
+            guard !overflow else { return nil }
+            total = sum
+        }
+        return total
+    }
+
+    package static func == (lhs: SlotLengths, rhs: SlotLengths) -> Bool {
+        lhs.elementsEqual(rhs)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for length in self { hasher.combine(length) }
+    }
+}
+
+extension SlotLengths: CustomStringConvertible {
+    package var description: String { Array(self).description }
+}
