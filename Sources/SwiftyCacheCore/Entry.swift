@@ -5,16 +5,17 @@ struct Entry {
     var lengths: SlotLengths
     /// Where the storage keeps the committed values (``ValueLocation/none`` for file storage).
     var location = ValueLocation.none
-    /// Whether the entry has been committed at least once (a `CLEAN` line).
-    var isReadable = false
     /// The editor holding the entry, `0` when none does.
     var editorID: UInt64 = 0
+    /// Changes on every successful commit; a snapshot can only be edited while it matches.
+    var sequenceNumber: UInt64 = 0
+    // The flags last, so that they pack after the 8-byte fields (88 bytes an entry).
+    /// Whether the entry has been committed at least once (a `CLEAN` line).
+    var isReadable = false
     /// Whether the current edit's `DIRTY` line is in the journal. One-shot writes
     /// (`setData`) journal it only when they commit, so that a crash while their values are
     /// written leaves the previous entry intact.
     var isDirtyJournaled = false
-    /// Changes on every successful commit; a snapshot can only be edited while it matches.
-    var sequenceNumber: UInt64 = 0
 
     var isBeingEdited: Bool { editorID != 0 }
     var totalLength: Int { lengths.reduce(0, +) }

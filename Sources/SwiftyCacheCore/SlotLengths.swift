@@ -4,31 +4,34 @@
 /// entries then allocates nothing per entry for its lengths, and copying an entry (a read's
 /// plan) retains nothing for them. It reads as a collection of `Int`, as `[Int]` did.
 ///
-/// - Complexity: Subscript, `count` and copies are O(1) for up to two slots.
+/// - Complexity: Subscript, `count` and copies are O(1) for up to two slots. 25 bytes.
 package struct SlotLengths: RandomAccessCollection, MutableCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
     /// The first two lengths when there are no more than two.
     private var first = 0
     private var second = 0
     /// Every length when there are more than two, `nil` otherwise.
     private var spilled: [Int]?
-    package let count: Int
+    /// The count when the lengths are inline (0, 1 or 2).
+    private var inlineCount: UInt8 = 0
+
+    package var count: Int { spilled?.count ?? Int(inlineCount) }
 
     /// `count` slots of length `length`.
     package init(repeating length: Int, count: Int) {
-        self.count = Swift.max(0, count)
-        if self.count > 2 {
-            spilled = Array(repeating: length, count: self.count)
+        if count > 2 {
+            spilled = Array(repeating: length, count: count)
         } else {
-            first = self.count > 0 ? length : 0
-            second = self.count > 1 ? length : 0
+            inlineCount = UInt8(Swift.max(0, count))
+            first = count > 0 ? length : 0
+            second = count > 1 ? length : 0
         }
     }
 
     package init<Lengths: Collection<Int>>(_ lengths: Lengths) {
-        count = lengths.count
-        if count > 2 {
+        if lengths.count > 2 {
             spilled = Array(lengths)
         } else {
+            inlineCount = UInt8(lengths.count)
             var iterator = lengths.makeIterator()
             first = iterator.next() ?? 0
             second = iterator.next() ?? 0
@@ -40,7 +43,7 @@ package struct SlotLengths: RandomAccessCollection, MutableCollection, Hashable,
         assert(count <= 2, "SlotLengths: \(count) lengths are not inline")
         self.first = first
         self.second = second
-        self.count = count
+        self.inlineCount = UInt8(Swift.max(0, Swift.min(count, 2)))
     }
 
     package init(arrayLiteral lengths: Int...) {
