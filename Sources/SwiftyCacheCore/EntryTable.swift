@@ -59,6 +59,15 @@ struct EntryTable {
     /// The entry in `slot`, `nil` for a free one.
     func entry(inSlot slot: Int) -> Entry? { slot < storage.values.count ? storage.values[slot] : nil }
 
+    /// Where the committed entry in `slot` keeps its values, and their lengths, read in place
+    /// (no copy of the entry); `nil` for a free slot or an entry never committed.
+    func committedValues(inSlot slot: Int) -> (location: ValueLocation, lengths: SlotLengths)? {
+        guard slot < storage.values.count, storage.values[slot]?.isReadable == true,
+            let location = storage.values[slot]?.location, let lengths = storage.values[slot]?.lengths
+        else { return nil }
+        return (location, lengths)
+    }
+
     /// Records that the entry's values moved (compaction); not a use, not a new version.
     mutating func setLocation(_ index: Int, _ location: ValueLocation) {
         storage.update(at: index) { $0.location = location }

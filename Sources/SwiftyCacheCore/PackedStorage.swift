@@ -536,14 +536,14 @@ final class PackedStorage: ValueStorage {
             // Entries of one segment mostly sit together: sum runs, then add each run once.
             var run: (segment: UInt32, bytes: Int64) = (0, 0)
             for slot in 0..<table.slotCount {
-                guard let entry = table.entry(inSlot: slot), entry.isReadable, entry.location.segment != 0 else {
+                guard let (location, lengths) = table.committedValues(inSlot: slot), location.segment != 0 else {
                     continue
                 }
-                if entry.location.segment != run.segment {
+                if location.segment != run.segment {
                     if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
-                    run = (entry.location.segment, 0)
+                    run = (location.segment, 0)
                 }
-                run.bytes += recordSize(lengths: entry.lengths)
+                run.bytes += recordSize(lengths: lengths)
             }
             if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
         }
