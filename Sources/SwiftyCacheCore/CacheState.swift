@@ -97,6 +97,7 @@ struct CacheState {
 
     /// Rebuilds the journal if an earlier write failed; throws if it still cannot be written.
     mutating func ensureJournalWritable(operation: String, key: String?) throws(CacheError) {
+        journal.adoptDeferredFailure()
         guard let failure = journal.failure else { return }
         do {
             try rebuildJournal()
@@ -188,20 +189,20 @@ struct CacheState {
     /// and a superseded record still holds the values that were current at the plan): the hit,
     /// the LRU touch and the `READ` line are recorded with the plan, and no second lock hold
     /// is needed. If the values then cannot be read, the caller calls ``unrecordRead()`` and
-    /// reads the validating way. Not for a read-only cache.
+    /// reads the validating way. Not for a read-only cache. The `READ` line is buffered, never
+    /// written under the lock (see ``takeReadFlush()``).
     ///
     /// - Complexity: O(1).
-    mutating func planRecordedRead(key: String, flushesReads: Bool) throws(CacheError) -> ReadPlan? {
+    mutating func planRecordedRead(key: String) throws(CacheError) -> ReadPlan? {
         guard let (index, plan) = try plannedEntry(key: key, recordingRead: true) else { return nil }
         statistics.hitCount += 1
         table.touch(index)
         redundantOpCount += 1
         journal.append(.read, key: key)
-        if flushesReads { journal.flushReadsIfLarge() }
         return plan
     }
 
-    /// Takes back the hit a ``planRecordedRead(key:flushesReads:)`` counted, when the read
+    /// Takes back the hit a ``planRecordedRead(key:)`` counted, when the read
     /// goes the validating way after all (which counts it again). The LRU touch and the `READ`
     /// line stay: a second one changes nothing.
     mutating func unrecordRead() {
@@ -220,15 +221,11 @@ struct CacheState {
     }
 
     /// The second half of a read, under the lock: checks that the entry is still the one
-    /// planned, then records the hit (LRU touch, `READ` line) or, when its values could not be
-    /// opened, drops it as damaged.
+    /// planned, then records the hit (LRU touch, buffered `READ` line) or, when its values
+    /// could not be opened, drops it as damaged.
     ///
     /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
-    /// With `flushesReads` false, a due flush of the `READ` lines is left to the caller (see
-    /// ``claimReadFlush()``), for callers that must not write.
-    mutating func finishRead(
-        key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool, flushesReads: Bool = true
-    ) -> ReadOutcome {
+    mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadOutcome {
         // A record moved by compaction counts as a change: the read plans again at its new place.
         guard let index = table.index(of: key), table[index].isReadable,
             table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location
@@ -254,25 +251,27 @@ struct CacheState {
             if !isReadOnly {
                 redundantOpCount += 1
                 journal.append(.read, key: key)
-                if flushesReads { journal.flushReadsIfLarge() }
             }
         }
         return .valid
     }
 
     /// Whether enough `READ` lines are buffered to write them, and no flush is scheduled yet:
-    /// `true` once, for the caller to schedule one (``flushReadsIfLarge()``).
+    /// `true` once, for a caller that must not write (an `async` read on the cooperative pool)
+    /// to schedule one on the I/O pool, which then calls ``takeReadFlush()``.
     mutating func claimReadFlush() -> Bool {
         guard journal.isReadFlushDue, !isReadFlushClaimed else { return false }
         isReadFlushClaimed = true
         return true
     }
 
-    /// Writes the buffered `READ` lines if enough have piled up; a failure only marks the
-    /// journal broken, as for any read.
-    mutating func flushReadsIfLarge() {
+    /// The buffered `READ` lines, once enough have piled up, for the caller to write after it
+    /// releases the lock (``JournalReadFlush/write()``): reads buffer their lines and never
+    /// write under the lock, so readers of other keys never wait behind a `write(2)`. A failure
+    /// of that write only marks the journal broken, as for any read.
+    mutating func takeReadFlush() -> JournalReadFlush? {
         isReadFlushClaimed = false
-        journal.flushReadsIfLarge()
+        return journal.takeReadFlush()
     }
 
     /// The keys of committed entries, from least to most recently used.

@@ -14,27 +14,33 @@ extension DiskLRUCache {
         guard Journal.isReadableKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
     }
 
-    /// Runs `body` under the lock, after checking that the cache is open.
+    /// Runs `body` under the lock, after checking that the cache is open. With
+    /// `writesReadLines`, the buffered `READ` lines are written after the lock is released,
+    /// once enough have piled up (``CacheState/takeReadFlush()``): for reads that may write.
     func locked<T>(
-        operation: String, key: String? = nil, claimsCleanup: Bool = false,
+        operation: String, key: String? = nil, claimsCleanup: Bool = false, writesReadLines: Bool = false,
         _ body: (inout CacheState) throws -> T
     ) throws -> T {
-        try withState(claimsCleanup: claimsCleanup) { (state) throws -> T in
+        try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) { (state) throws -> T in
             guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
             return try body(&state)
         }
     }
 
-    /// Runs `body` under the lock; then, with the lock released, unlinks the files it moved to
-    /// the trash and, with `claimsCleanup`, schedules the background cleanup if the state
-    /// needs it. In debug builds, checks the state's invariants before releasing the lock.
+    /// Runs `body` under the lock; then, with the lock released, writes the `READ` lines taken
+    /// (with `writesReadLines`), unlinks the files it moved to the trash and, with
+    /// `claimsCleanup`, schedules the background cleanup if the state needs it. In debug
+    /// builds, checks the state's invariants before releasing the lock.
     func withState<T, Failure: Error>(
-        claimsCleanup: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
+        claimsCleanup: Bool = false, writesReadLines: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
     ) throws(Failure) -> T {
         var trash: [String] = []
         var unlinking: DispatchGroup?
         var needsCleanup = false
+        var readLines: JournalReadFlush?
         defer {
+            // First: the journal's output lock is held until these lines are written.
+            readLines?.write()
             // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
             // a clean marker sweeps it, and a failed delete here only costs that marker.
             for path in trash { try? cacheDirectory.fileSystem.removeFileIfPresent(path) }
@@ -43,6 +49,7 @@ extension DiskLRUCache {
         }
         return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
             defer {
+                if writesReadLines { readLines = state.takeReadFlush() }
                 trash = state.takeTrashToUnlink()
                 if !trash.isEmpty { unlinking = state.trashBeingUnlinked }
                 state.checkInvariants()

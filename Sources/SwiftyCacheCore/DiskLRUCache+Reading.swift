@@ -40,7 +40,7 @@ extension DiskLRUCache {
             }
             guard let plan else { return nil }
             let values = try storage.open(key: key, location: plan.location, lengths: plan.lengths)
-            let outcome = try locked(operation: operation, key: key) {
+            let outcome = try locked(operation: operation, key: key, writesReadLines: recordingRead) {
                 $0.finishRead(key: key, plan: plan, opened: values != nil, recordingRead: recordingRead)
             }
             switch outcome {
@@ -96,7 +96,7 @@ extension DiskLRUCache {
             (state) throws -> (CacheState.ReadPlan??, Bool) in
             // A read-only cache reads the writer's journal to check an entry: file I/O.
             guard !state.isReadOnly else { return (.none, false) }
-            return (.some(try state.planRecordedRead(key: key, flushesReads: false)), state.claimReadFlush())
+            return (.some(try state.planRecordedRead(key: key)), state.claimReadFlush())
         }
         if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
         guard let plan else { return .needsIO }
@@ -132,7 +132,7 @@ extension DiskLRUCache {
         }
         let (outcome, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) { state in
             (
-                state.finishRead(key: key, plan: plan, opened: true, recordingRead: true, flushesReads: false),
+                state.finishRead(key: key, plan: plan, opened: true, recordingRead: true),
                 state.claimReadFlush()
             )
         }
@@ -150,15 +150,15 @@ extension DiskLRUCache {
         case fallBack
     }
 
-    /// A packed read with one lock hold (``CacheState/planRecordedRead(key:flushesReads:)``):
+    /// A packed read with one lock hold (``CacheState/planRecordedRead(key:)``):
     /// readers of different keys meet at the lock once per read, not twice.
     ///
     /// - Complexity: One lock hold and one `pread`.
     private func readRecordInOneHold(_ packed: PackedStorage, key: String, operation: String) throws -> OneHoldRead {
-        let plan = try locked(operation: operation, key: key, claimsCleanup: true) {
+        let plan = try locked(operation: operation, key: key, claimsCleanup: true, writesReadLines: true) {
             (state) throws -> CacheState.ReadPlan?? in
             guard !state.isReadOnly else { return .none }
-            return .some(try state.planRecordedRead(key: key, flushesReads: true))
+            return .some(try state.planRecordedRead(key: key))
         }
         guard let plan else { return .fallBack }
         guard let plan else { return .missed }
@@ -180,8 +180,8 @@ extension DiskLRUCache {
         return .fallBack
     }
 
-    /// Writes the buffered `READ` lines once enough have piled up.
+    /// Writes the buffered `READ` lines once enough have piled up, after releasing the lock.
     private func flushBufferedReads() throws {
-        try locked(operation: "read") { $0.flushReadsIfLarge() }
+        try locked(operation: "read", writesReadLines: true) { $0.isReadFlushClaimed = false }
     }
 }

@@ -207,7 +207,12 @@ public final class DiskLRUCache: Sendable {
 
     /// Whether a journal write failed and no rebuild has repaired it yet. While it is `true`,
     /// edits and removals throw ``CacheError/Code/journalUnavailable``; reads still work.
-    public var hasJournalErrors: Bool { withState { $0.journal.failure != nil } }
+    public var hasJournalErrors: Bool {
+        withState {
+            $0.journal.adoptDeferredFailure()
+            return $0.journal.failure != nil
+        }
+    }
 
     /// Changes the size limit. Lowering it evicts least recently used entries in the background.
     ///

@@ -22,6 +22,10 @@ struct JournalWriter {
     /// since its snapshot, which the new journal must end with.
     private(set) var rebuildTail: [UInt8]?
 
+    /// Keeps the order of the file's writes when buffered `READ` lines are written outside the
+    /// cache lock (``takeReadFlush()``): every write and every change of ``fd`` holds it.
+    let output = JournalOutput()
+
     /// READ lines may stay buffered up to this many bytes.
     static let readBufferLimit = 8 << 10
 
@@ -54,6 +58,12 @@ struct JournalWriter {
     mutating func flush(operation: String, key: String? = nil) throws(CacheError) {
         if let failure { throw CacheError.journalUnavailable(failure, operation: operation, key: key) }
         guard !buffer.isEmpty else { return }
+        output.lock()
+        defer { output.unlock() }
+        if let deferred = output.takeFailure() {
+            adopt(deferred)
+            throw CacheError.journalUnavailable(deferred, operation: operation, key: key)
+        }
         do {
             try fileSystem.writeAll(fd, buffer)
             buffer.removeAll(keepingCapacity: true)
@@ -65,12 +75,42 @@ struct JournalWriter {
         }
     }
 
-    /// Whether enough lines are buffered for ``flushReadsIfLarge()`` to write them.
+    /// Whether enough lines are buffered for ``takeReadFlush()`` to take them.
     var isReadFlushDue: Bool { buffer.count >= Self.readBufferLimit }
 
-    /// Flushes READ lines once enough have piled up; errors only mark the journal broken.
-    mutating func flushReadsIfLarge() {
-        if isReadFlushDue { try? flush(operation: "read") }
+    /// Takes the buffered lines for the caller to write once it has released the cache lock
+    /// (``JournalReadFlush/write()``), when enough `READ` lines have piled up; `nil` otherwise,
+    /// or while the journal is broken or closed. The output lock stays held until that write,
+    /// so every later write of the journal follows it.
+    ///
+    /// - Complexity: O(1); waits only for a previous such write still in progress.
+    mutating func takeReadFlush() -> JournalReadFlush? {
+        guard isReadFlushDue, failure == nil, fd >= 0 else { return nil }
+        output.lock()
+        if let deferred = output.takeFailure() {
+            adopt(deferred)
+            output.unlock()
+            return nil
+        }
+        let bytes = buffer
+        buffer = []
+        buffer.reserveCapacity(Self.readBufferLimit + 256)
+        return JournalReadFlush(
+            output: output, fileSystem: fileSystem, fd: fd, bytes: bytes, path: directory.journalPath)
+    }
+
+    /// Takes on the failure of a write made outside the cache lock, if one happened: the
+    /// journal is then broken, as if this writer's own write had failed.
+    mutating func adoptDeferredFailure() {
+        guard failure == nil else { return }
+        output.lock()
+        defer { output.unlock() }
+        if let deferred = output.takeFailure() { adopt(deferred) }
+    }
+
+    private mutating func adopt(_ deferred: CacheError) {
+        failure = deferred
+        buffer.removeAll(keepingCapacity: true)
     }
 
     /// With `syncsWrites`, forces the journal and the directory to stable storage.
@@ -147,8 +187,13 @@ struct JournalWriter {
             }
             try fileSystem.rename(directory.temporaryJournalPath, to: directory.journalPath)
             let newFD = try fileSystem.open(directory.journalPath, flags: OpenFlags.append, mode: FileModes.file)
+            // A write of READ lines to the old file may still be in progress: wait for it. What
+            // it writes is in the new journal too (the rebuild's tail, or the snapshot).
+            output.lock()
             if fd >= 0 { try? fileSystem.close(fd) }
             fd = newFD
+            _ = output.takeFailure()
+            output.unlock()
             if syncsWrites { try directory.sync() }
         } catch {
             throw recordFailure(error, path: failedPath)
@@ -231,8 +276,10 @@ struct JournalWriter {
 
     /// Closes the file; buffered lines not flushed are dropped.
     mutating func close() {
+        output.lock()
         if fd >= 0 { try? fileSystem.close(fd) }
         fd = -1
+        output.unlock()
         buffer.removeAll()
     }
 }

@@ -216,8 +216,12 @@ package final class CallHold: Sendable {
     private let reached = DispatchSemaphore(value: 0)
     private let released = DispatchSemaphore(value: 0)
     private let failure = LockedState<Int32?>(nil)
+    private let reachedFlag = LockedState(false)
 
     init() {}
+
+    /// Whether the held call has started (without waiting for it).
+    package var isHeld: Bool { reachedFlag.withLock { $0 } }
 
     /// Waits until the held call has started; `false` if none did within `seconds`.
     package func waitUntilHeld(seconds: Double = 30) -> Bool {
@@ -232,6 +236,7 @@ package final class CallHold: Sendable {
 
     /// Called by the held call: signals that it is held and waits for the release.
     func holdAndWaitForRelease() -> Int32? {
+        reachedFlag.withLock { $0 = true }
         reached.signal()
         // Bounded, so that a test that fails before releasing cannot hang the suite.
         _ = released.wait(timeout: .now() + 60)
