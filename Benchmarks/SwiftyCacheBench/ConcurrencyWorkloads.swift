@@ -8,7 +8,10 @@ import SwiftyCacheCore
 ///
 /// - Readers: 1, 2, 4 and 8 threads read distinct keys (thread `t` takes the `t`-th of
 ///   `threads` blocks of keys) of a warm cache, started together; the figure is the throughput
-///   of all of them, and each row's baseline is the one-thread row.
+///   of all of them, and each row's baseline is the one-thread row. In the same rounds, two
+///   threads each read the same block of keys from a cache of their own (two caches with the
+///   same contents in two directories): nothing of the cache is shared, so that row is what
+///   this machine allows two readers, the ceiling for the shared cache's two readers.
 /// - Async: one task awaits reads one after another, against the same reads called
 ///   synchronously, alternating rounds.
 struct ConcurrencyWorkloads {
@@ -23,6 +26,8 @@ struct ConcurrencyWorkloads {
         var passes: Int
         var read: @Sendable (Int) -> Void
         var readAsync: (@Sendable (Int) async -> Void)?
+        /// `readOwn(t, i)`: thread `t` reads key number `i` from a cache of its own.
+        var readOwn: @Sendable (Int, Int) -> Void
     }
 
     func run() async throws -> (rows: [(engine: Figure, floor: Figure?)], derived: [(String, Double)]) {
@@ -43,6 +48,17 @@ struct ConcurrencyWorkloads {
             directory: scratch.fresh("readers-object"), maxDiskSize: Int.max, memoryLimit: 0)
         let inMemory = try ObjectCache<String, BenchNote>(
             directory: scratch.fresh("readers-memory"), maxDiskSize: Int.max, memoryLimit: count)
+        // The second thread's own caches, for the shared-nothing rows.
+        let files2 = try DiskLRUCache(
+            directory: scratch.fresh("readers-files-2"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+            options: .init(storage: .files))
+        let packed2 = try DiskLRUCache(
+            directory: scratch.fresh("readers-packed-2"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+            options: .init(storage: .packed))
+        let onDisk2 = try ObjectCache<String, BenchNote>(
+            directory: scratch.fresh("readers-object-2"), maxDiskSize: Int.max, memoryLimit: 0)
+        let inMemory2 = try ObjectCache<String, BenchNote>(
+            directory: scratch.fresh("readers-memory-2"), maxDiskSize: Int.max, memoryLimit: count)
         // Not async, so that the synchronous overloads are the ones called.
         func fill() throws {
             for i in 0..<count {
@@ -50,13 +66,15 @@ struct ConcurrencyWorkloads {
                 try packed.setData(pool[i % 64], forKey: keys[i])
                 try onDisk.set(notes[i], forKey: noteKeys[i])
                 try inMemory.set(notes[i], forKey: noteKeys[i])
+                try files2.setData(pool[i % 64], forKey: keys[i])
+                try packed2.setData(pool[i % 64], forKey: keys[i])
+                try onDisk2.set(notes[i], forKey: noteKeys[i])
+                try inMemory2.set(notes[i], forKey: noteKeys[i])
             }
         }
         func closeAll() throws {
-            try files.close()
-            try packed.close()
-            try onDisk.close()
-            try inMemory.close()
+            for cache in [files, packed, files2, packed2] { try cache.close() }
+            for cache in [onDisk, inMemory, onDisk2, inMemory2] { try cache.close() }
         }
         try fill()
         settle()
@@ -66,25 +84,30 @@ struct ConcurrencyWorkloads {
             // No shared state at all: how far this machine scales by itself.
             Reader(
                 name: "machine: SHA-256 of the key", passes: 10, read: { _ = SHA256.hexDigest(keyData[$0]) },
-                readAsync: nil),
+                readAsync: nil, readOwn: { _ = SHA256.hexDigest(keyData[$1]) }),
             Reader(
                 name: "engine get files", passes: 2, read: { _ = try? files.data(forKey: keys[$0]) },
-                readAsync: { _ = try? await files.data(forKey: keys[$0]) }),
+                readAsync: { _ = try? await files.data(forKey: keys[$0]) },
+                readOwn: { _ = try? ($0 == 0 ? files : files2).data(forKey: keys[$1]) }),
             Reader(
-                name: "engine get packed", passes: 2, read: { _ = try? packed.data(forKey: keys[$0]) },
-                readAsync: { _ = try? await packed.data(forKey: keys[$0]) }),
+                name: "engine get packed", passes: 6, read: { _ = try? packed.data(forKey: keys[$0]) },
+                readAsync: { _ = try? await packed.data(forKey: keys[$0]) },
+                readOwn: { _ = try? ($0 == 0 ? packed : packed2).data(forKey: keys[$1]) }),
             Reader(
                 name: "object disk get", passes: 2, read: { _ = try? onDisk.value(forKey: noteKeys[$0]) },
-                readAsync: { _ = try? await onDisk.value(forKey: noteKeys[$0]) }),
+                readAsync: { _ = try? await onDisk.value(forKey: noteKeys[$0]) },
+                readOwn: { _ = try? ($0 == 0 ? onDisk : onDisk2).value(forKey: noteKeys[$1]) }),
             Reader(
-                name: "object memory hit", passes: 20, read: { _ = try? inMemory.value(forKey: noteKeys[$0]) },
-                readAsync: { _ = try? await inMemory.value(forKey: noteKeys[$0]) }),
+                name: "object memory hit", passes: 40, read: { _ = try? inMemory.value(forKey: noteKeys[$0]) },
+                readAsync: { _ = try? await inMemory.value(forKey: noteKeys[$0]) },
+                readOwn: { _ = try? ($0 == 0 ? inMemory : inMemory2).value(forKey: noteKeys[$1]) }),
         ]
 
         var rows: [(engine: Figure, floor: Figure?)] = []
         var derived: [(String, Double)] = []
         for reader in readers {
             var runs: [Int: [Run]] = [:]
+            var ownRuns: [Run] = []
             for round in -1..<rounds {  // round -1 warms up
                 for threads in Self.threadCounts {
                     let operations = count * reader.passes
@@ -101,14 +124,26 @@ struct ConcurrencyWorkloads {
                         runs[threads, default: []].append(Run(operations: operations, seconds: seconds, latencies: []))
                     }
                 }
+                // Two threads, a cache each, reading the blocks the shared cache's two readers read.
+                let operations = count * reader.passes
+                let seconds = onThreads(2) { thread in
+                    let block = (count * thread / 2)..<(count * (thread + 1) / 2)
+                    for _ in 0..<reader.passes {
+                        for i in block { reader.readOwn(thread, i) }
+                    }
+                }
+                if round >= 0 { ownRuns.append(Run(operations: operations, seconds: seconds, latencies: [])) }
             }
             let single = summarize("\(reader.name), 1 thread", runs[1] ?? [])
             rows.append((single, nil))
             for threads in Self.threadCounts.dropFirst() {
                 rows.append((summarize("\(reader.name), \(threads) threads", runs[threads] ?? []), single))
             }
+            let own = summarize("\(reader.name), 2 threads, a cache each", ownRuns)
+            rows.append((own, single))
             let rate = { (threads: Int) in summarize("", runs[threads] ?? []).opsPerSecond }
             derived.append(("\(reader.name): 2 threads / 1", rate(2) / max(rate(1), 1e-12)))
+            derived.append(("\(reader.name): 2 threads / 1, a cache each", own.opsPerSecond / max(rate(1), 1e-12)))
             derived.append(("\(reader.name): 8 threads / 2", rate(8) / max(rate(2), 1e-12)))
 
             guard let readAsync = reader.readAsync else { continue }

@@ -39,7 +39,7 @@ extension CacheState {
             return
         }
         let location = try storage.append(record.bytes, key: move.key)
-        storage.noteMoved(from: move.location, to: location, size: Int64(record.bytes.count))
+        storage.noteMoved(from: move.location, to: location, size: Int64(record.count))
         table.setLocation(index, location)
         journal.append(.move(location), key: move.key)
         redundantOpCount += 1

@@ -27,7 +27,7 @@ extension DiskLRUCache {
     ///
     /// - Complexity: O(1) lock work and one `open` and `fstat` per slot, per attempt.
     func openEntry(key: String, recordingRead: Bool, operation: String) throws -> OpenedEntry? {
-        if recordingRead, let packed = storage as? PackedStorage {
+        if recordingRead, let packed = packedStorage {
             switch try readRecordInOneHold(packed, key: key, operation: operation) {
             case .opened(let entry): return entry
             case .missed: return nil
@@ -91,7 +91,7 @@ extension DiskLRUCache {
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {
         try validateForReading(key, operation: "data")
         if let files = storage as? FileStorage { return try filesIfInMemory(files, key: key) }
-        guard let packed = storage as? PackedStorage else { return .needsIO }
+        guard let packed = packedStorage else { return .needsIO }
         let (plan, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) {
             (state) throws -> (CacheState.ReadPlan??, Bool) in
             // A read-only cache reads the writer's journal to check an entry: file I/O.
@@ -172,7 +172,8 @@ extension DiskLRUCache {
                 throw error
             }
             if case .found(let record) = read {
-                let values = OpenedValues(descriptors: Array(repeating: -1, count: valueCount), record: record)
+                // No descriptors: every slot is in the record.
+                let values = OpenedValues(descriptors: [], record: record)
                 return .opened(OpenedEntry(values: values, lengths: plan.lengths, sequenceNumber: plan.sequenceNumber))
             }
         }

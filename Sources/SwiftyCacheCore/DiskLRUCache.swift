@@ -47,6 +47,10 @@ public final class DiskLRUCache: Sendable {
 
     let cacheDirectory: CacheDirectory
     let storage: any ValueStorage
+    /// ``storage`` when it is packed, typed: the read path calls it without a dynamic cast
+    /// (a cast hands back a new reference, and the reference count of the one storage object
+    /// is a cache line every reading thread would write).
+    let packedStorage: PackedStorage?
     let state: LockedState<CacheState>
     let cleanupQueue: DispatchQueue
     /// Held for the whole of a compaction pass, so that passes never overlap; counts them.
@@ -166,6 +170,7 @@ public final class DiskLRUCache: Sendable {
         self.recoveryReport = report
         self.cacheDirectory = cacheDirectory
         self.storage = storage
+        self.packedStorage = storage as? PackedStorage
         self.cleanupQueue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
         let needsCleanup = state.claimCleanup()
         self.state = LockedState(state)

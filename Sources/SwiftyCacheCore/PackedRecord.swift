@@ -81,14 +81,14 @@ enum PackedRecord {
     ///
     /// - Complexity: O(record size), for the checksum.
     static func validate(_ record: UnsafeRawBufferPointer, key: String, lengths: SlotLengths, inlineLimit: Int)
-        -> [Int]?
+        -> SlotLengths?
     {
         guard let expected = size(lengths: lengths, inlineLimit: inlineLimit), record.count == expected else {
             return nil
         }
         let stored = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
         guard stored == checksum(of: UnsafeRawBufferPointer(rebasing: record[4...]), key: key) else { return nil }
-        var offsets = [Int](repeating: -1, count: lengths.count)
+        var offsets = SlotLengths(repeating: -1, count: lengths.count)
         var cursor = headerSize(valueCount: lengths.count)
         for slot in lengths.indices {
             let field = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: 4 + 4 * slot, as: UInt32.self))

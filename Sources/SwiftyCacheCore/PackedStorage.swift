@@ -212,8 +212,7 @@ final class PackedStorage: ValueStorage {
                         oldRecord = try readRecord(key: key, location: oldLocation, lengths: oldLengths)
                     }
                     guard let oldRecord else { throw CacheError.packedInvariant(key: key, slot: slot) }
-                    return Array(
-                        oldRecord.bytes[oldRecord.offsets[slot]..<(oldRecord.offsets[slot] + oldLengths[slot])])
+                    return oldRecord.bytes(from: oldRecord.offsets[slot], count: oldLengths[slot])
                 }
                 do {
                     return try fileSystem.readWholeFile(files.cleanPath(key, slot))
@@ -407,46 +406,41 @@ final class PackedStorage: ValueStorage {
             guard let opened = try segmentFile(location.segment) else { return .missing }
             segment = opened
         }
-        var failure: SystemCallError?
-        var wouldWait = false
-        // Not zero-filled first: the read fills it, and only what it filled counts.
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            do throws(SystemCallError) {
-                while initialized < raw.count {
-                    let target = UnsafeMutableRawBufferPointer(rebasing: raw[initialized...])
-                    let offset = location.offset + Int64(initialized)
-                    let read: Int
-                    if cachedOnly {
-                        guard let cached = try fileSystem.readIfCached(segment.fd, into: target, at: offset) else {
-                            wouldWait = true
-                            return
-                        }
-                        read = cached
-                    } else {
-                        read = try fileSystem.read(segment.fd, into: target, at: offset)
+        // Not zero-filled first: the read fills it, and only what it filled counts. Handed to
+        // the `RecordBytes` when the record checks out, deallocated on every other way out.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
+        var handedOver = false
+        defer { if !handedOver { buffer.deallocate() } }
+        var initialized = 0
+        do throws(SystemCallError) {
+            while initialized < size {
+                let target = UnsafeMutableRawBufferPointer(rebasing: buffer[initialized...])
+                let offset = location.offset + Int64(initialized)
+                let read: Int
+                if cachedOnly {
+                    guard let cached = try fileSystem.readIfCached(segment.fd, into: target, at: offset) else {
+                        return .notInMemory
                     }
-                    if read == 0 { break }
-                    initialized += read
+                    read = cached
+                } else {
+                    read = try fileSystem.read(segment.fd, into: target, at: offset)
                 }
-            } catch {
-                failure = error
+                if read == 0 { break }
+                initialized += read
             }
+        } catch {
+            throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
         }
-        if wouldWait { return .notInMemory }
-        if let failure {
-            throw CacheError.ioFailure(failure, operation: "read", path: segmentPath(location.segment), key: key)
-        }
-        let count = bytes.count
+        let record = UnsafeRawBufferPointer(buffer)
         let offsets =
-            count == size
-            ? bytes.withUnsafeBytes { PackedRecord.validate($0, key: key, lengths: lengths, inlineLimit: inlineLimit) }
-            : nil
+            initialized == size
+            ? PackedRecord.validate(record, key: key, lengths: lengths, inlineLimit: inlineLimit) : nil
         guard let offsets else {
             if countsDamage { state.withLock { $0.corruptRecords += 1 } }
             return .missing
         }
-        return .found(RecordBytes(bytes: bytes, offsets: offsets, lengths: lengths))
+        handedOver = true
+        return .found(RecordBytes(taking: buffer, offsets: offsets, lengths: lengths))
     }
 
     /// Whether every slot of the entry at `location` is in its record (none in a file).

@@ -1,4 +1,5 @@
-/// The committed length of each of an entry's value slots.
+/// The committed length of each of an entry's value slots (and, for a packed record read back,
+/// where each slot starts in it: the same few integers per slot).
 ///
 /// One or two slots (most caches) are held inline, beyond that an array: an index of 100,000
 /// entries then allocates nothing per entry for its lengths, and copying an entry (a read's

@@ -178,7 +178,8 @@ struct PublishFailure: Error {
 /// An entry's values opened for reading: one descriptor per slot and, for storages that keep
 /// several values in one file, where each slot starts in it.
 struct OpenedValues: Sendable {
-    /// One descriptor per slot; `-1` for a slot whose bytes are in ``record``.
+    /// One descriptor per slot; `-1` for a slot whose bytes are in ``record``. Empty when
+    /// every slot is in ``record``.
     var descriptors: [Int32]
     /// A packed record read whole and checked, holding the inline slots.
     var record: RecordBytes? = nil
@@ -186,27 +187,50 @@ struct OpenedValues: Sendable {
 
 /// The bytes of a packed record, read and checked once, shared by the snapshot that opened
 /// it: the snapshot reads the values as they were, whatever compaction or later commits do.
-final class RecordBytes: Sendable {
-    /// The record; immutable after `init`.
-    let bytes: [UInt8]
-    /// Where each slot's value starts in ``bytes``, `-1` for a slot kept in a file.
-    let offsets: [Int]
+///
+/// The bytes are a plain allocation, not an array: the arrays a read made here went through the
+/// standard library's unspecialized allocation, which looks the array's type up in the
+/// runtime's metadata table on every call (about 5% of two packed readers' time in `perf`),
+/// and that table's reader count is memory every reading core writes.
+final class RecordBytes: @unchecked Sendable {
+    // @unchecked Sendable is sound: `storage` is written only before `init` returns (the
+    // reader fills it, then hands it over), never afterwards, and deallocated in deinit, when
+    // no reference to the object is left. Every other stored property is an immutable value.
+    /// The record; immutable once the object exists.
+    private let storage: UnsafeMutableRawBufferPointer
+    /// Where each slot's value starts in the record, `-1` for a slot kept in a file (held
+    /// inline as the lengths are: no array to allocate per read).
+    let offsets: SlotLengths
     let lengths: SlotLengths
 
-    init(bytes: [UInt8], offsets: [Int], lengths: SlotLengths) {
-        self.bytes = bytes
+    /// Takes over `storage`, which must come from `UnsafeMutableRawBufferPointer.allocate`.
+    init(taking storage: UnsafeMutableRawBufferPointer, offsets: SlotLengths, lengths: SlotLengths) {
+        self.storage = storage
         self.offsets = offsets
         self.lengths = lengths
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    /// The record's size in bytes.
+    var count: Int { storage.count }
+
+    /// A copy of the whole record (compaction writes it again).
+    var bytes: [UInt8] { Array(UnsafeRawBufferPointer(storage)) }
+
+    /// A copy of the `length` bytes from `start`.
+    func bytes(from start: Int, count length: Int) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(rebasing: storage[start..<(start + length)]))
     }
 
     /// All of inline slot `slot`, copied once into a `Data`.
     func data(slot: Int) -> Data {
         let start = offsets[slot]
         let length = lengths[slot]
-        return bytes.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress, length > 0 else { return Data() }
-            return Data(bytes: base + start, count: length)
-        }
+        guard let base = storage.baseAddress, length > 0 else { return Data() }
+        return Data(bytes: base + start, count: length)
     }
 
     /// Copies up to `buffer.count` bytes of `slot` from `offset`; fewer only at its end.
@@ -215,9 +239,7 @@ final class RecordBytes: Sendable {
         let count = min(available, buffer.count)
         guard count > 0 else { return 0 }
         let start = offsets[slot] + offset
-        bytes.withUnsafeBytes { source in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + count)]))
-        }
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[start..<(start + count)]))
         return count
     }
 }
