@@ -18,5 +18,14 @@ struct Entry {
     var isDirtyJournaled = false
 
     var isBeingEdited: Bool { editorID != 0 }
-    var totalLength: Int { lengths.reduce(0, +) }
+    /// The sum of the committed lengths. Every way into the index checks that sum first (the
+    /// journal parser, the snapshot decoder, a commit), so it cannot overflow; if it ever did,
+    /// debug builds stop here and release builds count the entry as empty rather than trap.
+    var totalLength: Int {
+        guard let total = lengths.total else {
+            assertionFailure("the lengths of \(key) add past Int.max")
+            return 0
+        }
+        return total
+    }
 }

@@ -245,7 +245,8 @@ struct JournalParser {
 
     /// Parses one body line (without its line end), with Java's rules.
     ///
-    /// - Complexity: O(line length), with no allocation but the key and the lengths array.
+    /// - Complexity: O(line length), with no allocation but the key (and, past two slots, the
+    ///   lengths array).
     static func parseBodyLine(
         _ line: Slice<UnsafeBufferPointer<UInt8>>, valueCount: Int, storesLocations: Bool = false
     ) -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
@@ -274,14 +275,20 @@ struct JournalParser {
         // Java: `line.substring(secondSpace + 1).split(" ")`, which drops trailing empty fields.
         var end = line.endIndex
         while end > secondSpace + 1 && line[end - 1] == space { end -= 1 }
-        var lengths: [Int] = []
-        lengths.reserveCapacity(min(valueCount, 64))
+        // One or two slot lengths are kept inline (no array per line); more, as many as the line
+        // holds, in an array. The location's two numbers, in packed journals, follow them.
+        let slotCount = isMove ? 0 : valueCount
+        var inline = (first: 0, second: 0)
+        var spilled: [Int] = []
+        if slotCount > 2 { spilled.reserveCapacity(min(slotCount, 64)) }
+        var locationFields = (segment: 0, offset: 0)
+        var fields = 0
         var total = 0
         var fieldStart = secondSpace + 1
         while true {
             var fieldEnd = fieldStart
             while fieldEnd < end && line[fieldEnd] != space { fieldEnd += 1 }
-            guard lengths.count < fieldCount, let length = parseLength(line[fieldStart..<fieldEnd]) else {
+            guard fields < fieldCount, let length = parseLength(line[fieldStart..<fieldEnd]) else {
                 return corrupt()
             }
             let (sum, overflow) = total.addingReportingOverflow(length)
@@ -289,18 +296,28 @@ struct JournalParser {
                 return .failure(Journal.Corruption(description: "the lengths of \(key) add up past Int.max"))
             }
             total = sum
-            lengths.append(length)
+            if fields >= slotCount {
+                if fields == slotCount { locationFields.segment = length } else { locationFields.offset = length }
+            } else if slotCount > 2 {
+                spilled.append(length)
+            } else if fields == 0 {
+                inline.first = length
+            } else {
+                inline.second = length
+            }
+            fields += 1
             guard fieldEnd < end else { break }
             fieldStart = fieldEnd + 1
         }
-        guard lengths.count == fieldCount else { return corrupt() }
-        guard storesLocations else { return .success((key, .clean(lengths: SlotLengths(lengths)))) }
-        guard let segment = UInt32(exactly: lengths[fieldCount - 2]),
-            let offset = Int64(exactly: lengths[fieldCount - 1])
+        guard fields == fieldCount else { return corrupt() }
+        let lengths =
+            slotCount > 2 ? SlotLengths(spilled) : SlotLengths(inline: inline.first, inline.second, count: slotCount)
+        guard storesLocations else { return .success((key, .clean(lengths: lengths))) }
+        guard let segment = UInt32(exactly: locationFields.segment), let offset = Int64(exactly: locationFields.offset)
         else { return corrupt() }
         let location = ValueLocation(segment: segment, offset: offset)
         if isMove { return .success((key, .move(location))) }
-        return .success((key, .clean(lengths: SlotLengths(lengths.prefix(valueCount)), location: location)))
+        return .success((key, .clean(lengths: lengths, location: location)))
     }
 
     /// A length as Java's `Long.parseLong` reads it: optional `+`, decimal digits, at most

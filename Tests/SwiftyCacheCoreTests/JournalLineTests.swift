@@ -1,0 +1,59 @@
+import Testing
+
+@testable import SwiftyCacheCore
+
+/// One journal body line at a time, as `JournalParser.parseBodyLine` reads it: the lengths of
+/// every slot count (one or two are held inline, more in an array), packed journals add the
+/// record's segment and offset, and a line with too few or too many fields is corrupt.
+@Suite struct JournalLineTests {
+    private func parse(_ line: String, valueCount: Int, packed: Bool = false) -> Journal.Operation? {
+        let bytes = Array(line.utf8)
+        return bytes.withUnsafeBufferPointer { buffer in
+            switch JournalParser.parseBodyLine(buffer[...], valueCount: valueCount, storesLocations: packed) {
+            case .success(let parsed): parsed.key == "k" ? parsed.operation : nil
+            case .failure: nil
+            }
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 5])
+    func aCleanLineHoldsEachSlotsLength(valueCount: Int) {
+        let lengths = (0..<valueCount).map { 10 * $0 + 7 }
+        let line = "CLEAN k " + lengths.map(String.init).joined(separator: " ")
+        #expect(parse(line, valueCount: valueCount) == .clean(lengths: SlotLengths(lengths)))
+        // Java splits on single spaces and drops trailing empty fields.
+        #expect(parse(line + "  ", valueCount: valueCount) == .clean(lengths: SlotLengths(lengths)))
+        #expect(parse(line + " 1", valueCount: valueCount) == nil)
+        let short = "CLEAN k " + lengths.dropLast().map(String.init).joined(separator: " ")
+        #expect(parse(short, valueCount: valueCount) == nil)
+    }
+
+    @Test(arguments: [1, 2, 3, 5])
+    func aPackedCleanLineEndsWithTheRecordsPlace(valueCount: Int) {
+        let lengths = (0..<valueCount).map { 3 * $0 + 1 }
+        let withoutPlace = "CLEAN k " + lengths.map(String.init).joined(separator: " ")
+        let line = withoutPlace + " 4 8192"
+        let place = ValueLocation(segment: 4, offset: 8192)
+        #expect(
+            parse(line, valueCount: valueCount, packed: true) == .clean(lengths: SlotLengths(lengths), location: place))
+        #expect(parse(line + " 9", valueCount: valueCount, packed: true) == nil)
+        // Without its place the line is short by two fields.
+        #expect(parse(withoutPlace, valueCount: valueCount, packed: true) == nil)
+    }
+
+    @Test func aMoveLineHoldsOnlyThePlace() {
+        #expect(parse("MOVE k 2 100", valueCount: 3, packed: true) == .move(ValueLocation(segment: 2, offset: 100)))
+        #expect(parse("MOVE k 2", valueCount: 3, packed: true) == nil)
+        #expect(parse("MOVE k 2 100", valueCount: 3) == nil)
+        // A segment number past 32 bits is no segment.
+        #expect(parse("MOVE k 4294967296 100", valueCount: 1, packed: true) == nil)
+    }
+
+    @Test func lengthsThatAddPastIntMaxAreCorrupt() {
+        let half = String(Int.max / 2 + 1)
+        #expect(parse("CLEAN k \(half) \(half)", valueCount: 2) == nil)
+        #expect(parse("CLEAN k \(half) \(half) 1", valueCount: 3) == nil)
+        let largest = Int.max / 2
+        #expect(parse("CLEAN k \(largest) \(largest)", valueCount: 2) == .clean(lengths: [largest, largest]))
+    }
+}
