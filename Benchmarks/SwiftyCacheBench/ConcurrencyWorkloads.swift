@@ -20,6 +20,26 @@ struct ConcurrencyWorkloads {
     let scratch: Scratch
     static let threadCounts = [1, 2, 4, 8]
 
+    /// The four caches the readers read, in fresh directories named after `name`: engine files
+    /// and packed (2 slots), `ObjectCache` on disk only and with every note in memory.
+    private func openCaches(_ name: String) throws -> (
+        files: DiskLRUCache, packed: DiskLRUCache, onDisk: ObjectCache<String, BenchNote>,
+        inMemory: ObjectCache<String, BenchNote>
+    ) {
+        (
+            try DiskLRUCache(
+                directory: scratch.fresh("\(name)-files"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+                options: .init(storage: .files)),
+            try DiskLRUCache(
+                directory: scratch.fresh("\(name)-packed"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+                options: .init(storage: .packed)),
+            try ObjectCache<String, BenchNote>(
+                directory: scratch.fresh("\(name)-object"), maxDiskSize: Int.max, memoryLimit: 0),
+            try ObjectCache<String, BenchNote>(
+                directory: scratch.fresh("\(name)-memory"), maxDiskSize: Int.max, memoryLimit: count)
+        )
+    }
+
     /// A read under test: `read(i)` reads key number `i`.
     private struct Reader {
         var name: String
@@ -38,38 +58,14 @@ struct ConcurrencyWorkloads {
         let noteKeys = (0..<count).map { "note-\($0)" }
         let count = self.count
 
-        let files = try DiskLRUCache(
-            directory: scratch.fresh("readers-files"), appVersion: 1, valueCount: 2, maxSize: Int.max,
-            options: .init(storage: .files))
-        let packed = try DiskLRUCache(
-            directory: scratch.fresh("readers-packed"), appVersion: 1, valueCount: 2, maxSize: Int.max,
-            options: .init(storage: .packed))
-        let onDisk = try ObjectCache<String, BenchNote>(
-            directory: scratch.fresh("readers-object"), maxDiskSize: Int.max, memoryLimit: 0)
-        let inMemory = try ObjectCache<String, BenchNote>(
-            directory: scratch.fresh("readers-memory"), maxDiskSize: Int.max, memoryLimit: count)
-        // The second thread's own caches, for the shared-nothing rows.
-        let files2 = try DiskLRUCache(
-            directory: scratch.fresh("readers-files-2"), appVersion: 1, valueCount: 2, maxSize: Int.max,
-            options: .init(storage: .files))
-        let packed2 = try DiskLRUCache(
-            directory: scratch.fresh("readers-packed-2"), appVersion: 1, valueCount: 2, maxSize: Int.max,
-            options: .init(storage: .packed))
-        let onDisk2 = try ObjectCache<String, BenchNote>(
-            directory: scratch.fresh("readers-object-2"), maxDiskSize: Int.max, memoryLimit: 0)
-        let inMemory2 = try ObjectCache<String, BenchNote>(
-            directory: scratch.fresh("readers-memory-2"), maxDiskSize: Int.max, memoryLimit: count)
+        // The shared caches, and the second thread's own for the shared-nothing rows.
+        let (files, packed, onDisk, inMemory) = try openCaches("readers")
+        let (files2, packed2, onDisk2, inMemory2) = try openCaches("readers-2")
         // Not async, so that the synchronous overloads are the ones called.
         func fill() throws {
             for i in 0..<count {
-                try files.setData(pool[i % 64], forKey: keys[i])
-                try packed.setData(pool[i % 64], forKey: keys[i])
-                try onDisk.set(notes[i], forKey: noteKeys[i])
-                try inMemory.set(notes[i], forKey: noteKeys[i])
-                try files2.setData(pool[i % 64], forKey: keys[i])
-                try packed2.setData(pool[i % 64], forKey: keys[i])
-                try onDisk2.set(notes[i], forKey: noteKeys[i])
-                try inMemory2.set(notes[i], forKey: noteKeys[i])
+                for cache in [files, packed, files2, packed2] { try cache.setData(pool[i % 64], forKey: keys[i]) }
+                for cache in [onDisk, inMemory, onDisk2, inMemory2] { try cache.set(notes[i], forKey: noteKeys[i]) }
             }
         }
         func closeAll() throws {
