@@ -94,7 +94,7 @@ import Darwin
         let removal = try #require(lines.firstIndex(of: "REMOVE \(Self.key(0))"))
         #expect(lastRead < removal)
         cache.simulateCrash()
-        // The Java replay of that journal: the key is gone, everything else is there.
+        // That journal replayed after a crash (by the Java rules): the key is gone, the rest there.
         let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
         #expect(try reopened.data(forKey: Self.key(0)) == nil)
         #expect(try reopened.keys().count == Self.entryCount - 1)
