@@ -47,7 +47,24 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The stripe that holds `key`.
     @inlinable
     func stripeIndex(for key: Key) -> Int {
-        stripes.count == 1 ? 0 : Int(UInt(bitPattern: key.hashValue) % UInt(stripes.count))
+        stripes.count == 1 ? 0 : stripeIndex(forHash: key.hashValue)
+    }
+
+    /// The stripe that holds the keys whose `hashValue` is `hash`.
+    @inlinable
+    func stripeIndex(forHash hash: Int) -> Int {
+        stripes.count == 1 ? 0 : Int(UInt(bitPattern: hash) % UInt(stripes.count))
+    }
+
+    /// Runs `body` on the stripe that holds `key`, under its lock, passing it the key's
+    /// `hashValue` too, so that the key is hashed once for picking the stripe and for the
+    /// stripe's own table (the read path's calls).
+    ///
+    /// - Complexity: O(1): one hash of the key.
+    @inlinable
+    func withLock<Result>(hashing key: Key, _ body: (inout MemoryTier<Key, Value>, Int) -> Result) -> Result {
+        let hash = key.hashValue
+        return withLock(stripe: stripeIndex(forHash: hash)) { body(&$0, hash) }
     }
 
     /// Runs `body` on the stripe that holds `key`, under its lock.

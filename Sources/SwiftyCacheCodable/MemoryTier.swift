@@ -49,9 +49,10 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// values that carry an expiry date.
     ///
     /// - Complexity: O(1).
+    /// - Parameter hash: The key's `hashValue`, computed once by the caller.
     @inlinable
-    mutating func freshHit(_ key: Key, clock: () -> Date) -> Value? {
-        guard let index = items.index(of: key) else { return nil }
+    mutating func freshHit(_ key: Key, hash: Int, clock: () -> Date) -> Value? {
+        guard let index = items.index(of: key, hash: hash) else { return nil }
         // Read in place: only the value is copied out, not the whole item.
         let found: Value?? = items.update(at: index) { item -> Value? in
             if let expires = item.expires, expires <= clock() { return nil }
@@ -69,11 +70,12 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         case miss
     }
 
-    /// Finds a live value, makes it the most recently used and counts the hit.
+    /// Finds a live value, makes it the most recently used and counts the hit. `hash` is the
+    /// key's `hashValue`, computed once by the caller.
     ///
-    /// - Complexity: O(1).
-    mutating func lookup(_ key: Key, now: Date) -> Lookup {
-        guard let index = items.index(of: key), let item = items.value(at: index) else { return .miss }
+    /// - Complexity: O(1), without hashing the key.
+    mutating func lookup(_ key: Key, hash: Int, now: Date) -> Lookup {
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return .miss }
         if let expires = item.expires, expires <= now {
             remove(key)
             return .expired(wasUnsaved: item.isUnsaved)

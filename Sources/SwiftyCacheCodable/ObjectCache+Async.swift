@@ -16,7 +16,7 @@ extension ObjectCache {
     @inlinable
     public func value(forKey key: Key) async throws -> Value? {
         // Inlinable, as the synchronous read: a memory hit runs specialized for the caller's types.
-        if let value = memory.withLock(for: key, { $0.freshHit(key, clock: clock) }) { return value }
+        if let value = memory.withLock(hashing: key, { $0.freshHit(key, hash: $1, clock: clock) }) { return value }
         return try await valueFromDisk(forKey: key)
     }
 

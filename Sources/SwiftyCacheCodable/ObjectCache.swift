@@ -145,7 +145,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @inlinable
     public func value(forKey key: Key) throws -> Value? {
         // Inlinable, so a memory hit runs specialized for the caller's types.
-        if let value = memory.withLock(for: key, { $0.freshHit(key, clock: clock) }) { return value }
+        if let value = memory.withLock(hashing: key, { $0.freshHit(key, hash: $1, clock: clock) }) { return value }
         return try valueAfterMemoryMiss(forKey: key)
     }
 
@@ -153,7 +153,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @usableFromInline
     func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
         let now = clock()
-        switch memory.withLock(for: key, { $0.lookup(key, now: now) }) {
+        switch memory.withLock(hashing: key, { $0.lookup(key, hash: $1, now: now) }) {
         case .hit(let value):
             return value
         case .expired:
@@ -523,7 +523,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// disk or a write returns ``MemoryOnlyRead/needsIO`` before any effect.
     func valueIfInMemory(forKey key: Key) throws -> MemoryOnlyRead {
         let now = clock()
-        switch memory.withLock(for: key, { $0.lookup(key, now: now) }) {
+        switch memory.withLock(hashing: key, { $0.lookup(key, hash: $1, now: now) }) {
         case .hit(let value): return .finished(value, mustSave: [])
         case .expired: return .needsIO
         case .miss: break

@@ -84,16 +84,15 @@ struct EntryTable {
         storage.indexInsertingIfAbsent(key) { Entry(key: key, lengths: SlotLengths(repeating: 0, count: valueCount)) }
     }
 
-    /// Appends a committed entry as the most recently used one, for loading a whole index:
-    /// one hash insertion, no lookup first. A key appended twice leaves the table inconsistent,
-    /// which ``hasDuplicateAppends`` reports; the loader then discards the table.
-    mutating func appendCommittedUnchecked(key: String, lengths: SlotLengths, location: ValueLocation) {
-        storage.insert(Entry(key: key, lengths: lengths, location: location, isReadable: true), forKey: key)
+    /// Appends a committed entry as the most recently used one, for loading a whole index, with
+    /// one probe of the hash table. Returns `false`, changing nothing, if the key is already in
+    /// the table: a damaged or forged index, which the loader then discards.
+    mutating func appendCommitted(key: String, lengths: SlotLengths, location: ValueLocation) -> Bool {
+        let entry = Entry(key: key, lengths: lengths, location: location, isReadable: true)
+        guard storage.insertIfAbsent(entry, forKey: key) != nil else { return false }
         readableCount += 1
+        return true
     }
-
-    /// Whether a key was appended twice by ``appendCommittedUnchecked(key:lengths:location:)``.
-    var hasDuplicateAppends: Bool { readableCount != storage.count }
 
     /// Marks the entry committed with `lengths` at `location`, with no editor, in one update.
     mutating func setCommitted(

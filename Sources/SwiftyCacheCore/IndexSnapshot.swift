@@ -100,9 +100,12 @@ enum IndexSnapshot {
                 return nil
             }
             total = sum
-            table.appendCommittedUnchecked(key: entry.key, lengths: entry.lengths, location: entry.location)
+            guard table.appendCommitted(key: entry.key, lengths: entry.lengths, location: entry.location) else {
+                table.removeAll()  // a key twice: not an index this cache wrote
+                return nil
+            }
         }
-        guard reader.position == body.count, table.count == count, !table.hasDuplicateAppends else {
+        guard reader.position == body.count, table.count == count else {
             table.removeAll()
             return nil
         }

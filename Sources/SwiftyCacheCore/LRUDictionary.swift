@@ -1,9 +1,12 @@
 /// A dictionary that remembers the order in which its entries were last used.
 ///
 /// Entries live in slabs threaded on a doubly linked list: keys, values and links in parallel
-/// arrays, so that moving an entry touches only plain integers (no reference counting), and
-/// the slots of removed entries are recycled. Entries are addressed by a stable index, valid
-/// until the entry is removed. A stale index is harmless: reads return `nil`, writes do nothing.
+/// arrays, so that moving an entry touches only plain integers (no reference
+/// counting), and the slots of removed entries are recycled. Entries are addressed by a stable
+/// index, valid until the entry is removed. A stale index is harmless: reads return `nil`,
+/// writes do nothing. The hash table (``HashBuckets``) holds slot numbers and hashes only, so
+/// each key is stored once, and a caller that has hashed a key already passes the hash in
+/// (``index(of:hash:)``) rather than hashing it again.
 ///
 /// - Complexity: lookup, insert, remove and touch are O(1) amortized.
 @usableFromInline
@@ -27,7 +30,7 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @usableFromInline var values: [Value?] = []
     @usableFromInline var links: [Link] = []
     @usableFromInline var free: [Int] = []
-    @usableFromInline var indexByKey: [Key: Int] = [:]
+    @usableFromInline var table = HashBuckets()
     /// The least recently used entry's index, `-1` when empty.
     @usableFromInline package var eldest = -1
     /// The most recently used entry's index, `-1` when empty.
@@ -36,16 +39,28 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     package init() {}
 
-    @inlinable package var count: Int { indexByKey.count }
-    @inlinable package var isEmpty: Bool { indexByKey.isEmpty }
+    @inlinable package var count: Int { table.count }
+    @inlinable package var isEmpty: Bool { table.count == 0 }
 
+    /// The index of `key`'s entry, or `nil`.
+    ///
+    /// - Complexity: O(1) expected: one hash of the key, one probe.
     @inlinable
-    package func index(of key: Key) -> Int? { indexByKey[key] }
+    package func index(of key: Key) -> Int? { index(of: key, hash: key.hashValue) }
+
+    /// The index of `key`'s entry, given the key's `hashValue` (which must be its hash in this
+    /// process, or the lookup misses), or `nil`.
+    ///
+    /// - Complexity: O(1) expected, without hashing the key.
+    @inlinable
+    package func index(of key: Key, hash: Int) -> Int? {
+        table.find(hash: hash) { slot in keys[slot] == key }
+    }
 
     /// Makes room for `capacity` entries, so that filling the dictionary does not rehash.
     @inlinable
     package mutating func reserveCapacity(_ capacity: Int) {
-        indexByKey.reserveCapacity(capacity)
+        table.reserveCapacity(capacity)
         keys.reserveCapacity(capacity)
         values.reserveCapacity(capacity)
         links.reserveCapacity(capacity)
@@ -70,28 +85,45 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     @discardableResult
     package mutating func insert(_ value: Value, forKey key: Key) -> Int {
+        insert(value, forKey: key, hash: key.hashValue)
+    }
+
+    /// Inserts an entry for a key that is not present, given its `hashValue`.
+    @inlinable
+    @discardableResult
+    package mutating func insert(_ value: Value, forKey key: Key, hash: Int) -> Int {
         let index = place(value, forKey: key)
-        indexByKey[key] = index
+        table.insert(slot: index, hash: hash)
         return index
     }
 
-    /// The index of `key`, inserting `makeValue()` as the newest entry if it is absent, with a
-    /// single probe of the hash table.
+    /// The index of `key`, inserting `makeValue()` as the newest entry if it is absent, with one
+    /// hash of the key and one probe of the table.
     @inlinable
     package mutating func indexInsertingIfAbsent(_ key: Key, _ makeValue: () -> Value) -> Int {
-        let candidate = free.last ?? links.count
-        var found = -1
-        var isNew = false
-        func claim(_ slot: inout Int) {
-            if slot == -1 {
-                slot = candidate
-                isNew = true
-            }
-            found = slot
+        let hash = key.hashValue
+        table.makeRoomForOneMore()
+        switch table.probe(hash: hash, { slot in keys[slot] == key }) {
+        case .found(let slot):
+            return slot
+        case .vacant(let bucket):
+            // `place` leaves the table alone, so the bucket is still the probe's.
+            let index = place(makeValue(), forKey: key)
+            table.record(slot: index, hash: hash, inBucket: bucket)
+            return index
         }
-        claim(&indexByKey[key, default: -1])
-        guard isNew else { return found }
-        return place(makeValue(), forKey: key)
+    }
+
+    /// Inserts `value` as the newest entry if `key` is absent and returns its index; returns
+    /// `nil`, changing nothing, if `key` is present. One hash, one probe.
+    @inlinable
+    package mutating func insertIfAbsent(_ value: Value, forKey key: Key) -> Int? {
+        var isNew = false
+        let index = indexInsertingIfAbsent(key) {
+            isNew = true
+            return value
+        }
+        return isNew ? index : nil
     }
 
     /// Stores an entry in a free slot (the last freed one, or a new one at the end) and links it
@@ -120,9 +152,9 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     @discardableResult
     package mutating func remove(at index: Int) -> Value? {
-        guard links[index].isLive, let key = keys[index] else { return nil }
+        guard links[index].isLive, keys[index] != nil else { return nil }
         unlink(index)
-        indexByKey[key] = nil
+        table.remove(slot: index)
         let value = values[index]
         keys[index] = nil
         values[index] = nil
@@ -182,15 +214,19 @@ package struct LRUDictionary<Key: Hashable, Value> {
             guard visited < links.count else { return "the LRU list has a cycle" }
             guard links[cursor].isLive, let key = keys[cursor] else { return "the LRU list reaches a free slot" }
             guard links[cursor].previous == previous else { return "a backward link is wrong at \(cursor)" }
-            guard indexByKey[key] == cursor else { return "the hash table does not point at \(cursor)" }
+            guard table.slotHashes[cursor] == key.hashValue else {
+                return "the hash kept at \(cursor) is not its key's"
+            }
+            guard index(of: key) == cursor else { return "the hash table does not point at \(cursor)" }
             visited += 1
             previous = cursor
             cursor = links[cursor].next
         }
         guard previous == newest else { return "the LRU walk does not end at the newest entry" }
-        guard visited == indexByKey.count else {
-            return "the LRU list holds \(visited) entries, the hash table \(indexByKey.count)"
+        guard visited == table.count else {
+            return "the LRU list holds \(visited) entries, the hash table \(table.count)"
         }
+        if let violation = table.invariantViolation() { return violation }
         guard visited + free.count == links.count else { return "slots are neither live nor free" }
         return nil
     }

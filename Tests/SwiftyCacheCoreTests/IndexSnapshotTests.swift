@@ -115,16 +115,45 @@ import Testing
         }
         huge.append(UInt8(value))
         bytes.replaceSubrange((start + 2)..<(start + 3), with: huge)
-        // The checksum (XXH64 of the snapshot before it) must hold, or the damage alone would
-        // refuse it: the snapshot starts after the marker's line.
-        let snapshotStart = try #require(bytes.firstIndex(of: UInt8(ascii: "\n"))) + 1
-        let body = Array(bytes[snapshotStart..<(bytes.count - 8)])
-        let checksum = XXHash64.hash(body).littleEndian
-        bytes.replaceSubrange((bytes.count - 8)..., with: withUnsafeBytes(of: checksum) { Array($0) })
+        // The checksum must hold, or the damage alone would refuse it.
+        try rewriteChecksum(&bytes)
         try Data(bytes).write(to: file)
         let reopened = try openCache(directory.url)
         #expect(!reopened.recoveryReport.loadedIndexSnapshot)
         #expect(try reopened.strings("a") == ["12345", "x"])
         #expect(reopened.size == 8)
+    }
+
+    /// A snapshot whose checksum holds but that names one key twice (written by no close of
+    /// ours: a forged file) is not loaded, rather than leaving two entries for one key.
+    @Test func aSnapshotThatNamesAKeyTwiceIsNotLoaded() throws {
+        let cache = try openCache(directory.url)
+        try cache.set("a", "1", "x")
+        try cache.set("b", "2", "y")
+        try cache.close()
+        let file = directory.appending("journal.clean")
+        var bytes = Array(try Data(contentsOf: file))
+        // Entry "b" (key length 1, "b", lengths 1 and 1) becomes a second "a".
+        let entry: [UInt8] = [1, UInt8(ascii: "b"), 1, 1]
+        let start = try #require(
+            (0...(bytes.count - entry.count)).first { Array(bytes[$0..<$0 + entry.count]) == entry })
+        bytes[start + 1] = UInt8(ascii: "a")
+        try rewriteChecksum(&bytes)
+        try Data(bytes).write(to: file)
+        let reopened = try openCache(directory.url)
+        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(try reopened.strings("a") == ["1", "x"])
+        #expect(try reopened.strings("b") == ["2", "y"])
+        #expect(reopened.size == 4)
+    }
+
+    /// Recomputes the snapshot's checksum (XXH64 of the snapshot before it), so that a change
+    /// made by a test is refused, if at all, for what it says: the snapshot starts after the
+    /// marker's line.
+    func rewriteChecksum(_ bytes: inout [UInt8]) throws {
+        let snapshotStart = try #require(bytes.firstIndex(of: UInt8(ascii: "\n"))) + 1
+        let body = Array(bytes[snapshotStart..<(bytes.count - 8)])
+        let checksum = XXHash64.hash(body).littleEndian
+        bytes.replaceSubrange((bytes.count - 8)..., with: withUnsafeBytes(of: checksum) { Array($0) })
     }
 }
