@@ -13,7 +13,8 @@ import SwiftyCacheCore
 ///   same contents in two directories): nothing of the cache is shared, so that row is what
 ///   this machine allows two readers, the ceiling for the shared cache's two readers.
 /// - Async: one task awaits reads one after another, against the same reads called
-///   synchronously, alternating rounds.
+///   synchronously, alternating in chunks of 2,000 reads; the ratio is the median over the
+///   pairs of neighbouring chunks.
 struct ConcurrencyWorkloads {
     let count: Int
     let rounds: Int
@@ -147,20 +148,19 @@ struct ConcurrencyWorkloads {
             var asyncRuns: [Run] = []
             let operations = min(count, 20_000) * reader.passes
             for round in -1..<rounds {
-                let sync = timed(operations, perOperation: false) { reader.read($0 % count) }
-                var asyncRun = Run(operations: operations, seconds: 0, latencies: [])
-                let start = nanoseconds()
-                for i in 0..<operations { await readAsync(i % count) }
-                asyncRun.seconds = Double(nanoseconds() - start) / 1e9
+                // Alternating chunks, so that the machine's drift (a round of a whole pass
+                // could run a third faster or slower than the next) falls on both alike.
+                let (sync, asyncRun) = await alternatingAsync(
+                    operations, sync: { reader.read($0 % count) }, async: { await readAsync($0 % count) })
                 guard round >= 0 else { continue }
                 syncRuns.append(sync)
                 asyncRuns.append(asyncRun)
             }
-            let syncFigure = summarize("\(reader.name), sync", syncRuns)
-            let asyncFigure = summarize("\(reader.name), async", asyncRuns)
+            let (asyncFigure, syncFigure) = summarizePair(
+                "\(reader.name), async", asyncRuns, baseline: "\(reader.name), sync", syncRuns)
             rows.append((asyncFigure, syncFigure))
-            derived.append(
-                ("\(reader.name): async cost / sync", syncFigure.opsPerSecond / max(asyncFigure.opsPerSecond, 1e-12)))
+            // The median of the paired chunks' cost ratios: robust to a slow stretch of either.
+            derived.append(("\(reader.name): async cost / sync", asyncFigure.pairedCostRatio ?? .nan))
         }
 
         // The snapshot path against the one-call read and the floor, files storage.

@@ -117,6 +117,42 @@ func alternating(
     )
 }
 
+/// Times `count` operations of a synchronous and an `async` contender, alternating in chunks
+/// of `chunk` operations (the order flipping every chunk), as `alternating` does, but timing
+/// whole chunks only: a clock read per operation would add its own cost to operations of a few
+/// hundred nanoseconds.
+func alternatingAsync(
+    _ count: Int, chunk: Int = 2_000, sync: (Int) -> Void, async: (Int) async -> Void
+) async -> (sync: Run, async: Run) {
+    var runs = (
+        Run(operations: count, seconds: 0, latencies: []), Run(operations: count, seconds: 0, latencies: [])
+    )
+    var start = 0
+    var flip = false
+    while start < count {
+        let end = min(start + chunk, count)
+        for side in flip ? [1, 0] : [0, 1] {
+            let begin = nanoseconds()
+            if side == 0 {
+                for i in start..<end { sync(i) }
+            } else {
+                for i in start..<end { await async(i) }
+            }
+            let elapsed = Double(nanoseconds() - begin) / 1e9
+            if side == 0 {
+                runs.0.seconds += elapsed
+                runs.0.chunks.append(elapsed / Double(end - start))
+            } else {
+                runs.1.seconds += elapsed
+                runs.1.chunks.append(elapsed / Double(end - start))
+            }
+        }
+        flip.toggle()
+        start = end
+    }
+    return runs
+}
+
 /// Times `count` operations of several contenders, in chunks of `chunk` operations, each
 /// chunk's order rotated, so that drift in the machine's speed falls on all of them alike.
 func interleaved(_ count: Int, chunk: Int = 250, _ contenders: [(Int) throws -> Void]) throws -> [Run] {
