@@ -97,16 +97,9 @@ import Testing
     /// A snapshot whose checksum holds but whose lengths add up past `Int.max` (written by no
     /// close of ours) is not loaded: the journal is replayed instead.
     @Test func aSnapshotWhoseLengthsOverflowIsNotLoaded() throws {
-        let cache = try openCache(directory.url)
-        try cache.set("a", "12345", "x")
-        try cache.set("b", "y", "z")
-        try cache.close()
-        let file = directory.appending("journal.clean")
-        var bytes = Array(try Data(contentsOf: file))
+        var (file, bytes) = try snapshotAfterClose(("a", "12345", "x"), ("b", "y", "z"))
         // Entry "a": key length 1, "a", then slot 0's length 5 as one varint byte.
-        let entry: [UInt8] = [1, UInt8(ascii: "a"), 5]
-        let start = try #require(
-            (0...(bytes.count - entry.count)).first { Array(bytes[$0..<$0 + entry.count]) == entry })
+        let start = try offset(of: [1, UInt8(ascii: "a"), 5], in: bytes)
         var huge: [UInt8] = []
         var value = UInt64(Int.max)
         while value >= 0x80 {
@@ -127,16 +120,9 @@ import Testing
     /// A snapshot whose checksum holds but that names one key twice (written by no close of
     /// ours: a forged file) is not loaded, rather than leaving two entries for one key.
     @Test func aSnapshotThatNamesAKeyTwiceIsNotLoaded() throws {
-        let cache = try openCache(directory.url)
-        try cache.set("a", "1", "x")
-        try cache.set("b", "2", "y")
-        try cache.close()
-        let file = directory.appending("journal.clean")
-        var bytes = Array(try Data(contentsOf: file))
+        var (file, bytes) = try snapshotAfterClose(("a", "1", "x"), ("b", "2", "y"))
         // Entry "b" (key length 1, "b", lengths 1 and 1) becomes a second "a".
-        let entry: [UInt8] = [1, UInt8(ascii: "b"), 1, 1]
-        let start = try #require(
-            (0...(bytes.count - entry.count)).first { Array(bytes[$0..<$0 + entry.count]) == entry })
+        let start = try offset(of: [1, UInt8(ascii: "b"), 1, 1], in: bytes)
         bytes[start + 1] = UInt8(ascii: "a")
         try rewriteChecksum(&bytes)
         try Data(bytes).write(to: file)
@@ -145,6 +131,20 @@ import Testing
         #expect(try reopened.strings("a") == ["1", "x"])
         #expect(try reopened.strings("b") == ["2", "y"])
         #expect(reopened.size == 4)
+    }
+
+    /// Sets each key's two values, closes, and returns the marker file and its bytes.
+    func snapshotAfterClose(_ entries: (String, String, String)...) throws -> (URL, [UInt8]) {
+        let cache = try openCache(directory.url)
+        for (key, first, second) in entries { try cache.set(key, first, second) }
+        try cache.close()
+        let file = directory.appending("journal.clean")
+        return (file, Array(try Data(contentsOf: file)))
+    }
+
+    /// Where `pattern` first occurs in `bytes`.
+    func offset(of pattern: [UInt8], in bytes: [UInt8]) throws -> Int {
+        try #require((0...(bytes.count - pattern.count)).first { Array(bytes[$0..<$0 + pattern.count]) == pattern })
     }
 
     /// Recomputes the snapshot's checksum (XXH64 of the snapshot before it), so that a change
