@@ -13,8 +13,8 @@ import SwiftyCacheCore
 ///   same contents in two directories): nothing of the cache is shared, so that row is what
 ///   this machine allows two readers, the ceiling for the shared cache's two readers.
 /// - Async: one task awaits reads one after another, against the same reads called
-///   synchronously, alternating in chunks of 2,000 reads; the ratio is the median over the
-///   pairs of neighbouring chunks.
+///   synchronously, alternating in eight pairs of chunks a round (at least 2,000 reads each);
+///   the ratio is the median over the pairs of neighbouring chunks.
 struct ConcurrencyWorkloads {
     let count: Int
     let rounds: Int
@@ -150,8 +150,11 @@ struct ConcurrencyWorkloads {
             for round in -1..<rounds {
                 // Alternating chunks, so that the machine's drift (a round of a whole pass
                 // could run a third faster or slower than the next) falls on both alike.
+                // Eight pairs of chunks a round: chunks of a few hundred microseconds (2,000
+                // memory hits) measured this VM's jitter more than the reads.
                 let (sync, asyncRun) = await alternatingAsync(
-                    operations, sync: { reader.read($0 % count) }, async: { await readAsync($0 % count) })
+                    operations, chunk: max(2_000, operations / 8), sync: { reader.read($0 % count) },
+                    async: { await readAsync($0 % count) })
                 guard round >= 0 else { continue }
                 syncRuns.append(sync)
                 asyncRuns.append(asyncRun)
