@@ -191,6 +191,11 @@ enum SwiftyCacheBench {
                 add(try PackedProfileWorkload(count: options.count, valueSize: size, scratch: scratch).run())
             }
         }
+        if options.workloads.contains("memory-profile") {
+            let (figures, ratios) = try await MemoryProfileWorkload(count: options.count, passes: 200, scratch: scratch).run()
+            add(figures)
+            addDerived(ratios, format: "%.2f")
+        }
         if options.workloads.contains("sqlite") {
             settle()
             let (figures, ratios) = try SQLiteWorkloads(count: options.count, rounds: options.rounds, scratch: scratch)

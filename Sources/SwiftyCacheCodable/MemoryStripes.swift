@@ -1,19 +1,28 @@
 public import SwiftyCacheCore
 public import Synchronization
 
-/// The memory tier split by key hash into stripes, each a ``MemoryTier`` under its own lock,
-/// so that threads reading different keys do not queue on one lock (and do not bounce one
-/// cache line between cores).
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The memory tier split by key hash into stripes, each a ``MemoryTier`` under its own
+/// ``ReadMostlyLock``, so that threads reading different keys do not queue on one lock, and
+/// while nothing is written they write no memory in common at all: a hit reads its stripe
+/// without the mutex, sets the value's reference bit (once) and counts itself in its thread's
+/// slot. Writes (stores, removals, eviction, a read that finds an expired value) take the
+/// stripe exclusively.
 ///
 /// The limits stay global: the stripes keep running totals of their values and encoded bytes,
 /// and when a store takes the totals over a limit, the stripe that grew gives up its least
 /// recently used values first, then the next stripes. A working set that fits the limit stays
 /// whole in memory; what goes first is the least recently used value of a stripe, not always
 /// of the whole tier. Small tiers (fewer than `2 × valuesPerStripe` values, the default of 100
-/// among them) keep one stripe and an exact LRU order.
+/// among them) keep one stripe.
 @usableFromInline
 struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    @usableFromInline let stripes: [LockedState<MemoryTier<Key, Value>>]
+    @usableFromInline let stripes: [ReadMostlyLock<MemoryTier<Key, Value>>]
     @usableFromInline let totals: Totals
     let countLimit: Int
     let byteLimit: Int?
@@ -27,6 +36,14 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         @usableFromInline init() {}
     }
 
+    /// The counters each stripe's lock keeps per thread (``ReadMostlyLock/count(_:)``).
+    @usableFromInline
+    enum Counter {
+        @usableFromInline static var memoryHits: Int { 0 }
+        @usableFromInline static var diskHits: Int { 1 }
+        @usableFromInline static var misses: Int { 2 }
+    }
+
     /// The most stripes a tier is split into.
     static var stripeLimit: Int { 16 }
     /// The fewest values per stripe at the count limit.
@@ -38,11 +55,14 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     init(countLimit: Int, byteLimit: Int?) {
         let count = max(1, min(Self.stripeLimit, countLimit / Self.valuesPerStripe))
         // Each stripe alone may hold up to the whole limit; the totals bound them together.
-        stripes = (0..<count).map { _ in LockedState(MemoryTier(countLimit: countLimit, byteLimit: byteLimit)) }
+        stripes = (0..<count).map { _ in ReadMostlyLock(MemoryTier(countLimit: countLimit, byteLimit: byteLimit)) }
         totals = Totals()
         self.countLimit = countLimit
         self.byteLimit = byteLimit
     }
+
+    /// Whether the tier keeps nothing (a limit of zero): reads then need no stripe at all.
+    var keepsNothing: Bool { countLimit <= 0 || byteLimit == 0 }
 
     /// The stripe that holds `key`.
     @inlinable
@@ -56,28 +76,69 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         stripes.count == 1 ? 0 : Int(UInt(bitPattern: hash) % UInt(stripes.count))
     }
 
-    /// Runs `body` on the stripe that holds `key`, under its lock, passing it the key's
-    /// `hashValue` too, so that the key is hashed once for picking the stripe and for the
-    /// stripe's own table (the read path's calls).
+    /// A memory hit: the value of `key` if it is in memory and cannot have expired, marked used
+    /// and counted; `nil` otherwise (the caller goes on with ``find(_:now:)``).
     ///
-    /// - Complexity: O(1): one hash of the key.
+    /// - Complexity: O(1): one hash of the key; no shared write unless the stripe is being
+    ///   written to.
     @inlinable
-    func withLock<Result>(hashing key: Key, _ body: (inout MemoryTier<Key, Value>, Int) -> Result) -> Result {
+    func freshHit(_ key: Key, clock: () -> Date) -> Value? {
         let hash = key.hashValue
-        return withLock(stripe: stripeIndex(forHash: hash)) { body(&$0, hash) }
+        return stripes[stripeIndex(forHash: hash)].read(counting: Counter.memoryHits) {
+            $0.freshValue(key, hash: hash, clock: clock)
+        }
     }
 
-    /// Runs `body` on the stripe that holds `key`, under its lock.
+    /// What memory holds for `key` at `now`: a hit (marked used and counted), an expired value
+    /// (removed from memory here, and its expiry counted, if it is still the expired one), or a
+    /// miss (not counted: the disk may have it).
+    ///
+    /// - Complexity: O(1).
+    func find(_ key: Key, now: Date) -> MemoryTier<Key, Value>.Lookup {
+        let hash = key.hashValue
+        let stripe = stripeIndex(forHash: hash)
+        let found = stripes[stripe].read { $0.find(key, hash: hash, now: now) }
+        switch found {
+        case .hit:
+            stripes[stripe].count(Counter.memoryHits)
+        case .expired:
+            withLock(stripe: stripe) { tier in
+                if tier.removeIfExpired(key, now: now) { tier.statistics.expirations += 1 }
+            }
+        case .miss:
+            break
+        }
+        return found
+    }
+
+    /// Counts a read that found nothing, in memory or on disk.
+    func countMiss(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.misses) }
+
+    /// Counts a read answered from disk.
+    func countDiskHit(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.diskHits) }
+
+    /// Keeps a value read from disk unless the tier keeps nothing or a newer value arrived
+    /// meanwhile. Returns whether it stored the value, so that the caller trims.
+    func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
+        guard !keepsNothing else { return false }
+        return withLock(for: key) { $0.storeLoaded(value, forKey: key, cost: cost, expires: expires) }
+    }
+
+    /// Runs `body` on the stripe that holds `key`, with exclusive access.
     ///
     /// - Complexity: O(1): one hash of the key when there are several stripes.
-    @inlinable
     func withLock<Result>(for key: Key, _ body: (inout MemoryTier<Key, Value>) -> Result) -> Result {
         withLock(stripe: stripeIndex(for: key), body)
     }
 
-    /// Runs `body` on stripe `index` under its lock, and carries its change of values and
-    /// bytes into the totals.
-    @inlinable
+    /// Runs `body` on the stripe that holds `key` under its mutex, without excluding readers:
+    /// `body` only reads.
+    func inspect<Result>(for key: Key, _ body: (MemoryTier<Key, Value>) -> Result) -> Result {
+        stripes[stripeIndex(for: key)].inspect { body($0) }
+    }
+
+    /// Runs `body` on stripe `index` with exclusive access, and carries its change of values
+    /// and bytes into the totals.
     func withLock<Result>(stripe index: Int, _ body: (inout MemoryTier<Key, Value>) -> Result) -> Result {
         guard stripes.count > 1 else { return stripes[0].withLock(body) }
         return stripes[index].withLock { tier in
@@ -90,15 +151,16 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    /// Runs `body` on every stripe in turn, each under its own lock.
+    /// Runs `body` on every stripe in turn, each with exclusive access.
     func updateEach(_ body: (inout MemoryTier<Key, Value>) -> Void) {
         for index in stripes.indices { withLock(stripe: index, body) }
     }
 
-    /// What `body` returns for every stripe, concatenated.
-    func flatMap<Element>(_ body: (inout MemoryTier<Key, Value>) -> [Element]) -> [Element] {
+    /// What `body` returns for every stripe, concatenated; each stripe is read under its mutex
+    /// without excluding readers.
+    func flatMap<Element>(_ body: (MemoryTier<Key, Value>) -> [Element]) -> [Element] {
         var result: [Element] = []
-        for index in stripes.indices { result += withLock(stripe: index, body) }
+        for stripe in stripes { result += stripe.inspect { body($0) } }
         return result
     }
 
@@ -106,16 +168,18 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     var unsaved: [MemoryTier<Key, Value>.PendingSave] { flatMap { $0.unsaved } }
 
     /// The values in memory.
-    var count: Int {
-        var total = 0
-        updateEach { total += $0.count }
-        return total
-    }
+    var count: Int { stripes.reduce(0) { $0 + $1.inspect { $0.count } } }
 
-    /// The counters of every stripe, added up.
+    /// The counters of every stripe, added up, with the hits, misses and disk reads its
+    /// threads counted.
     var statistics: ObjectCacheStatistics {
         var total = ObjectCacheStatistics()
-        updateEach { total.add($0.statistics) }
+        for stripe in stripes {
+            total.add(stripe.inspect { $0.statistics })
+            total.memoryHits += stripe.total(Counter.memoryHits)
+            total.diskHits += stripe.total(Counter.diskHits)
+            total.misses += stripe.total(Counter.misses)
+        }
         return total
     }
 
@@ -130,7 +194,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ///
     /// - Complexity: O(evicted + unsaved values passed over + stripes).
     func trim(after key: Key?) -> [MemoryTier<Key, Value>.PendingSave] {
-        guard stripes.count > 1 else { return stripes[0].withLock { $0.trim() } }
+        guard stripes.count > 1 else { return withLock(stripe: 0) { $0.trim() } }
         var mustSave: [MemoryTier<Key, Value>.PendingSave] = []
         let first = key.map(stripeIndex(for:)) ?? 0
         for offset in stripes.indices {

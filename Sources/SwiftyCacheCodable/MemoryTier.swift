@@ -6,11 +6,18 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// The decoded values an ``ObjectCache`` keeps in memory, in LRU order, bounded by count and
-/// optionally by encoded bytes. Values written with the subscript are *unsaved* until saved;
-/// the tier never drops an unsaved value: it hands it back for saving instead.
+/// The decoded values an ``ObjectCache`` keeps in memory, bounded by count and optionally by
+/// encoded bytes, evicted least recently used first with a second chance (CLOCK): a store makes
+/// a value the newest; a hit only sets the value's reference bit (``ReferenceBits``), so that
+/// readers write nothing shared; eviction walks from the eldest and moves a value whose bit is
+/// set to the newest end, clearing the bit, instead of evicting it. A value read since eviction
+/// last passed it therefore outlives every value not read since. Values written with the
+/// subscript are *unsaved* until saved; the tier never drops an unsaved value: it hands it back
+/// for saving instead.
 ///
-/// Guarded by the object cache's lock; all decisions are here and testable without a disk.
+/// Guarded by one stripe's ``ReadMostlyLock``: the non-mutating reads (``freshValue(_:hash:clock:)``,
+/// ``find(_:hash:now:)``) may run concurrently with each other; everything else is exclusive.
+/// All decisions are here and testable without a disk.
 @usableFromInline
 struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline
@@ -35,6 +42,8 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     let countLimit: Int
     let byteLimit: Int?
     @usableFromInline private(set) var items = LRUDictionary<Key, Item>()
+    /// Which values were hit since eviction last passed them, by slot of `items`.
+    @usableFromInline let referenced = ReferenceBits()
     @usableFromInline private(set) var totalCost = 0
     private var nextVersion: UInt64 = 1
     @usableFromInline var statistics = ObjectCacheStatistics()
@@ -44,24 +53,19 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.byteLimit = byteLimit
     }
 
-    /// The fast path of a read: a live value that cannot have expired, made the most recently
-    /// used and counted; `nil` sends the caller to the full lookup. The clock is read only for
-    /// values that carry an expiry date.
+    /// The fast path of a read: a live value that cannot have expired, marked used; `nil` sends
+    /// the caller to ``find(_:hash:now:)``. The clock is read only for values that carry an
+    /// expiry date. It changes nothing but the value's reference bit, so readers may call it
+    /// concurrently; the caller counts the hit.
     ///
     /// - Complexity: O(1).
     /// - Parameter hash: The key's `hashValue`, computed once by the caller.
     @inlinable
-    mutating func freshHit(_ key: Key, hash: Int, clock: () -> Date) -> Value? {
-        guard let index = items.index(of: key, hash: hash) else { return nil }
-        // Read in place: only the value is copied out, not the whole item.
-        let found: Value?? = items.update(at: index) { item -> Value? in
-            if let expires = item.expires, expires <= clock() { return nil }
-            return item.value
-        }
-        guard case .some(.some(let value)) = found else { return nil }
-        items.touch(index)
-        statistics.memoryHits += 1
-        return value
+    func freshValue(_ key: Key, hash: Int, clock: () -> Date) -> Value? {
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return nil }
+        if let expires = item.expires, expires <= clock() { return nil }
+        referenced.set(index)
+        return item.value
     }
 
     enum Lookup {
@@ -70,19 +74,27 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         case miss
     }
 
-    /// Finds a live value, makes it the most recently used and counts the hit. `hash` is the
-    /// key's `hashValue`, computed once by the caller.
+    /// Finds a value and marks it used if it is live; an expired one is left for the caller to
+    /// remove (``removeIfExpired(_:now:)``). Changes nothing but the reference bit, as
+    /// ``freshValue(_:hash:clock:)``; the caller counts the hit. `hash` is the key's
+    /// `hashValue`, computed once by the caller.
     ///
     /// - Complexity: O(1), without hashing the key.
-    mutating func lookup(_ key: Key, hash: Int, now: Date) -> Lookup {
+    func find(_ key: Key, hash: Int, now: Date) -> Lookup {
         guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return .miss }
-        if let expires = item.expires, expires <= now {
-            remove(key)
-            return .expired(wasUnsaved: item.isUnsaved)
-        }
-        items.touch(index)
-        statistics.memoryHits += 1
+        if let expires = item.expires, expires <= now { return .expired(wasUnsaved: item.isUnsaved) }
+        referenced.set(index)
         return .hit(item.value)
+    }
+
+    /// Removes the value of `key` if it has expired by `now` (it may have been replaced since
+    /// a reader found it expired). Returns whether it removed it.
+    mutating func removeIfExpired(_ key: Key, now: Date) -> Bool {
+        guard let index = items.index(of: key), let expires = items.value(at: index)?.expires, expires <= now else {
+            return false
+        }
+        remove(key)
+        return true
     }
 
     func contains(_ key: Key) -> Bool { items.index(of: key) != nil }
@@ -108,7 +120,9 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             items.update(at: index) { $0 = item }
             items.touch(index)
         } else {
-            items.insert(item, forKey: key)
+            let index = items.insert(item, forKey: key)
+            referenced.reserve(index)
+            _ = referenced.clear(index)  // a slot reused from a removed value
         }
         totalCost += item.cost
         return version
@@ -189,29 +203,46 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Evicts least recently used saved values until `count` values are accounted for and
     /// `bytes` encoded bytes freed. Unsaved values in the way count towards `count` and are
-    /// returned, still in memory, for the caller to save and then evict.
+    /// returned, still in memory, for the caller to save and then evict. A value hit since the
+    /// walk last passed it gets a second chance: its bit is cleared and it becomes the newest.
+    /// The newest value (the one just stored, when called after a store) goes last, so that a
+    /// store never evicts the value it stored while another could go.
     ///
-    /// - Complexity: O(evicted + unsaved values passed over).
+    /// - Complexity: O(evicted + unsaved values passed over + second chances given), amortized
+    ///   O(evicted + unsaved values passed over): each second chance clears a bit that a hit set.
+    ///   The walk visits each value at most twice (a value moved has its bit cleared).
     mutating func evict(count: Int, bytes: Int) -> [PendingSave] {
         var mustSave: [PendingSave] = []
         var removed = 0
         var freed = 0
+        func isDone() -> Bool { removed + mustSave.count >= count && freed >= bytes }
+        // Saves or evicts the value at `index`.
+        func take(_ index: Int) {
+            guard let key = items.key(at: index), let item = items.value(at: index) else { return }
+            if item.isUnsaved {
+                mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
+            } else {
+                freed += item.cost
+                removed += 1
+                remove(key)
+                statistics.memoryEvictions += 1
+            }
+        }
+        let protected = items.newest
         var cursor = items.eldest
-        while cursor != -1 && (removed + mustSave.count < count || freed < bytes) {
+        while cursor != -1 && !isDone() {
             let next = items.indexAfter(cursor)
-            if let key = items.key(at: cursor), let item = items.value(at: cursor) {
-                if item.isUnsaved {
-                    mustSave.append(
-                        PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
+            if cursor != protected {
+                if referenced.clear(cursor) {
+                    items.touch(cursor)
                 } else {
-                    freed += item.cost
-                    removed += 1
-                    remove(key)
-                    statistics.memoryEvictions += 1
+                    take(cursor)
                 }
             }
             cursor = next
         }
+        // Every other value is gone or unsaved: the newest goes too, if the limits want it.
+        if !isDone() && protected != -1 { take(protected) }
         return mustSave
     }
 

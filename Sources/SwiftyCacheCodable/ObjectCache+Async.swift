@@ -16,7 +16,7 @@ extension ObjectCache {
     @inlinable
     public func value(forKey key: Key) async throws -> Value? {
         // Inlinable, as the synchronous read: a memory hit runs specialized for the caller's types.
-        if let value = memory.withLock(hashing: key, { $0.freshHit(key, hash: $1, clock: clock) }) { return value }
+        if let value = memory.freshHit(key, clock: clock) { return value }
         return try await valueFromDisk(forKey: key)
     }
 
@@ -66,7 +66,7 @@ extension ObjectCache {
     ///
     /// - Parameter keys: The keys to load.
     public func preload(_ keys: some Sequence<Key> & Sendable) async {
-        let wanted = keys.filter { key in !memory.withLock(for: key) { $0.contains(key) } }
+        let wanted = keys.filter { key in !memory.inspect(for: key) { $0.contains(key) } }
         let parallelism = 4
         await withTaskGroup(of: Void.self) { group in
             var iterator = wanted.makeIterator()
@@ -82,9 +82,8 @@ extension ObjectCache {
 
     private func loadIntoMemory(_ key: Key) throws {
         guard let loaded = try load(key, now: clock()) else { return }
-        let stored = memory.withLock(for: key) {
-            $0.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        if memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) {
+            trimMemory(after: key)
         }
-        if stored { trimMemory(after: key) }
     }
 }

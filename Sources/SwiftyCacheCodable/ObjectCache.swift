@@ -145,7 +145,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @inlinable
     public func value(forKey key: Key) throws -> Value? {
         // Inlinable, so a memory hit runs specialized for the caller's types.
-        if let value = memory.withLock(hashing: key, { $0.freshHit(key, hash: $1, clock: clock) }) { return value }
+        if let value = memory.freshHit(key, clock: clock) { return value }
         return try valueAfterMemoryMiss(forKey: key)
     }
 
@@ -153,14 +153,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @usableFromInline
     func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
         let now = clock()
-        switch memory.withLock(hashing: key, { $0.lookup(key, hash: $1, now: now) }) {
+        switch memory.find(key, now: now) {
         case .hit(let value):
             return value
         case .expired:
-            memory.withLock(for: key) {
-                $0.statistics.misses += 1
-                $0.statistics.expirations += 1
-            }
+            memory.countMiss(key)
             eventHandler?(.expired(key: key))
             if !isReadOnly { try removeFromDisk(key, operation: "value") }
             return nil
@@ -168,14 +165,13 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             break
         }
         guard let loaded = try load(key, now: now) else {
-            memory.withLock(for: key) { $0.statistics.misses += 1 }
+            memory.countMiss(key)
             return nil
         }
-        let mayNeedTrim = memory.withLock(for: key) { tier in
-            tier.statistics.diskHits += 1
-            return tier.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        memory.countDiskHit(key)
+        if memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) {
+            trimMemory(after: key)
         }
-        if mayNeedTrim { trimMemory(after: key) }
         return loaded.value
     }
 
@@ -208,7 +204,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             throw ObjectCacheError.invalidConfiguration(
                 "attachment \(index) is outside 0..<\(attachmentCount)", key: "\(key)", operation: "attachment")
         }
-        if let pending = memory.withLock(for: key, { $0.pendingSave(for: key) }),
+        if let pending = memory.inspect(for: key, { $0.pendingSave(for: key) }),
             let attachable = pending.value as? any CacheAttachments
         {
             return attachable.attachments[index]
@@ -285,13 +281,13 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///
     /// - Throws: ``ObjectCacheError``; the value then stays unsaved.
     public func save(_ key: Key) throws {
-        guard let pending = memory.withLock(for: key, { $0.pendingSave(for: key) }) else { return }
+        guard let pending = memory.inspect(for: key, { $0.pendingSave(for: key) }) else { return }
         try persist(pending, operation: "save")
     }
 
     /// Whether `key` has a value in memory that is not on disk yet.
     public func hasUnsavedValue(forKey key: Key) -> Bool {
-        memory.withLock(for: key) { $0.pendingSave(for: key) != nil }
+        memory.inspect(for: key) { $0.pendingSave(for: key) != nil }
     }
 
     // MARK: Removing
@@ -412,7 +408,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// - Complexity: O(1) for a value in memory; otherwise one read of the entry's envelope.
     public func contains(_ key: Key) throws -> Bool {
         let now = clock()
-        switch memory.withLock(for: key, { $0.peek(key, now: now) }) {
+        switch memory.inspect(for: key, { $0.peek(key, now: now) }) {
         case .hit: return true
         case .expired: return false
         case .miss: break
@@ -523,7 +519,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// disk or a write returns ``MemoryOnlyRead/needsIO`` before any effect.
     func valueIfInMemory(forKey key: Key) throws -> MemoryOnlyRead {
         let now = clock()
-        switch memory.withLock(hashing: key, { $0.lookup(key, hash: $1, now: now) }) {
+        switch memory.find(key, now: now) {
         case .hit(let value): return .finished(value, mustSave: [])
         case .expired: return .needsIO
         case .miss: break
@@ -533,16 +529,14 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         let read = try diskCall(key, operation: "value") { try disk.dataIfInMemory(forKey: engineKey) }
         guard case .finished(let slots) = read else { return .needsIO }
         guard let slots else {
-            memory.withLock(for: key) { $0.statistics.misses += 1 }
+            memory.countMiss(key)
             return .finished(nil, mustSave: [])
         }
         guard case .loaded(let loaded) = decode(slots, keyBytes: keyBytes, now: now) else {
             return .needsIO
         }
-        let stored = memory.withLock(for: key) { tier in
-            tier.statistics.diskHits += 1
-            return tier.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
-        }
+        memory.countDiskHit(key)
+        let stored = memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
         return .finished(loaded.value, mustSave: stored ? memory.trim(after: key) : [])
     }
 
