@@ -192,7 +192,8 @@ enum SwiftyCacheBench {
             }
         }
         if options.workloads.contains("memory-profile") {
-            let (figures, ratios) = try await MemoryProfileWorkload(count: options.count, passes: 200, scratch: scratch).run()
+            let (figures, ratios) = try await MemoryProfileWorkload(count: options.count, passes: 200, scratch: scratch)
+                .run()
             add(figures)
             addDerived(ratios, format: "%.2f")
         }

@@ -46,7 +46,10 @@ struct ConcurrencyWorkloads {
         var name: String
         var passes: Int
         var read: @Sendable (Int) -> Void
-        var readAsync: (@Sendable (Int) async -> Void)?
+        /// The async row's two sides: `syncLoop(r)` and `asyncLoop(r)` read key number
+        /// `i % count` for each `i` in `r`, calling the API directly in their own loop.
+        var syncLoop: (@Sendable (Range<Int>) -> Void)?
+        var asyncLoop: (@Sendable (Range<Int>) async -> Void)?
         /// `readOwn(t, i)`: thread `t` reads key number `i` from a cache of its own.
         var readOwn: @Sendable (Int, Int) -> Void
     }
@@ -81,22 +84,26 @@ struct ConcurrencyWorkloads {
             // No shared state at all: how far this machine scales by itself.
             Reader(
                 name: "machine: SHA-256 of the key", passes: 10, read: { _ = SHA256.hexDigest(keyData[$0]) },
-                readAsync: nil, readOwn: { _ = SHA256.hexDigest(keyData[$1]) }),
+                readOwn: { _ = SHA256.hexDigest(keyData[$1]) }),
             Reader(
                 name: "engine get files", passes: 2, read: { _ = try? files.data(forKey: keys[$0]) },
-                readAsync: { _ = try? await files.data(forKey: keys[$0]) },
+                syncLoop: { for i in $0 { _ = try? files.data(forKey: keys[i % count]) } },
+                asyncLoop: { for i in $0 { _ = try? await files.data(forKey: keys[i % count]) } },
                 readOwn: { _ = try? ($0 == 0 ? files : files2).data(forKey: keys[$1]) }),
             Reader(
                 name: "engine get packed", passes: 6, read: { _ = try? packed.data(forKey: keys[$0]) },
-                readAsync: { _ = try? await packed.data(forKey: keys[$0]) },
+                syncLoop: { for i in $0 { _ = try? packed.data(forKey: keys[i % count]) } },
+                asyncLoop: { for i in $0 { _ = try? await packed.data(forKey: keys[i % count]) } },
                 readOwn: { _ = try? ($0 == 0 ? packed : packed2).data(forKey: keys[$1]) }),
             Reader(
                 name: "object disk get", passes: 2, read: { _ = try? onDisk.value(forKey: noteKeys[$0]) },
-                readAsync: { _ = try? await onDisk.value(forKey: noteKeys[$0]) },
+                syncLoop: { for i in $0 { _ = try? onDisk.value(forKey: noteKeys[i % count]) } },
+                asyncLoop: { for i in $0 { _ = try? await onDisk.value(forKey: noteKeys[i % count]) } },
                 readOwn: { _ = try? ($0 == 0 ? onDisk : onDisk2).value(forKey: noteKeys[$1]) }),
             Reader(
                 name: "object memory hit", passes: 40, read: { _ = try? inMemory.value(forKey: noteKeys[$0]) },
-                readAsync: { _ = try? await inMemory.value(forKey: noteKeys[$0]) },
+                syncLoop: { for i in $0 { _ = try? inMemory.value(forKey: noteKeys[i % count]) } },
+                asyncLoop: { for i in $0 { _ = try? await inMemory.value(forKey: noteKeys[i % count]) } },
                 readOwn: { _ = try? ($0 == 0 ? inMemory : inMemory2).value(forKey: noteKeys[$1]) }),
         ]
 
@@ -143,7 +150,7 @@ struct ConcurrencyWorkloads {
             derived.append(("\(reader.name): 2 threads / 1, a cache each", own.opsPerSecond / max(rate(1), 1e-12)))
             derived.append(("\(reader.name): 8 threads / 2", rate(8) / max(rate(2), 1e-12)))
 
-            guard let readAsync = reader.readAsync else { continue }
+            guard let syncLoop = reader.syncLoop, let asyncLoop = reader.asyncLoop else { continue }
             var syncRuns: [Run] = []
             var asyncRuns: [Run] = []
             let operations = min(count, 20_000) * reader.passes
@@ -153,8 +160,7 @@ struct ConcurrencyWorkloads {
                 // Eight pairs of chunks a round: chunks of a few hundred microseconds (2,000
                 // memory hits) measured this VM's jitter more than the reads.
                 let (sync, asyncRun) = await alternatingAsync(
-                    operations, chunk: max(2_000, operations / 8), sync: { reader.read($0 % count) },
-                    async: { await readAsync($0 % count) })
+                    operations, chunk: max(2_000, operations / 8), sync: syncLoop, async: asyncLoop)
                 guard round >= 0 else { continue }
                 syncRuns.append(sync)
                 asyncRuns.append(asyncRun)

@@ -120,9 +120,12 @@ func alternating(
 /// Times `count` operations of a synchronous and an `async` contender, alternating in chunks
 /// of `chunk` operations (the order flipping every chunk), as `alternating` does, but timing
 /// whole chunks only: a clock read per operation would add its own cost to operations of a few
-/// hundred nanoseconds.
+/// hundred nanoseconds. Each contender is called once per chunk with the chunk's range and
+/// loops over it itself: an `async` closure called per operation allocates a frame for the
+/// call on the task every time, a cost of the harness that the API called directly in a loop
+/// does not have (measured: 1.42 against 1.07–1.11 for memory hits).
 func alternatingAsync(
-    _ count: Int, chunk: Int = 2_000, sync: (Int) -> Void, async: (Int) async -> Void
+    _ count: Int, chunk: Int = 2_000, sync: (Range<Int>) -> Void, async: (Range<Int>) async -> Void
 ) async -> (sync: Run, async: Run) {
     var runs = (
         Run(operations: count, seconds: 0, latencies: []), Run(operations: count, seconds: 0, latencies: [])
@@ -134,9 +137,9 @@ func alternatingAsync(
         for side in flip ? [1, 0] : [0, 1] {
             let begin = nanoseconds()
             if side == 0 {
-                for i in start..<end { sync(i) }
+                sync(start..<end)
             } else {
-                for i in start..<end { await async(i) }
+                await async(start..<end)
             }
             let elapsed = Double(nanoseconds() - begin) / 1e9
             if side == 0 {

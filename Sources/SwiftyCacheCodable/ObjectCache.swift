@@ -25,8 +25,11 @@ public import Foundation
 /// value is never dropped silently: evicting or clearing it saves it first. Dropping the cache
 /// without saving loses unsaved values, as a crash would.
 ///
-/// All methods are safe from any thread. The memory lock is never held during disk I/O, so a
-/// memory hit never waits for another key's read or write. The synchronous methods block on
+/// All methods are safe from any thread. The memory tier's locks are never held during disk
+/// I/O, so a memory hit never waits for another key's read or write, and hits take no lock
+/// while nothing is written to memory (they scale with the cores). The memory tier evicts
+/// least recently used values first, with a second chance for values read since eviction last
+/// passed them. The synchronous methods block on
 /// disk I/O; from `async` code use the `async` overloads.
 public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>: Sendable {
     /// The engine underneath. The package's tests and benchmarks look at it; users see

@@ -27,8 +27,13 @@ extension DiskLRUCache {
     ///
     /// - Complexity: O(1) lock work and one `open` and `fstat` per slot, per attempt.
     func openEntry(key: String, recordingRead: Bool, operation: String) throws -> OpenedEntry? {
-        if recordingRead, let packed = packedStorage {
-            switch try readRecordInOneHold(packed, key: key, operation: operation) {
+        if recordingRead, let packedReference {
+            // Lent, not retained: `packedStorage` holds it for as long as `self` lives, and a
+            // retain per read is a write to the one reference count every reading thread writes.
+            let read = try packedReference._withUnsafeGuaranteedRef { packed in
+                try readRecordInOneHold(packed, key: key, operation: operation)
+            }
+            switch read {
             case .opened(let entry): return entry
             case .missed: return nil
             case .fallBack: break

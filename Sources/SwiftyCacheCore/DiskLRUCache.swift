@@ -51,6 +51,8 @@ public final class DiskLRUCache: Sendable {
     /// (a cast hands back a new reference, and the reference count of the one storage object
     /// is a cache line every reading thread would write).
     let packedStorage: PackedStorage?
+    /// `packedStorage`, for reads that borrow it without a retain (it owns the reference).
+    let packedReference: Unmanaged<PackedStorage>?
     let state: LockedState<CacheState>
     let cleanupQueue: DispatchQueue
     /// Held for the whole of a compaction pass, so that passes never overlap; counts them.
@@ -171,6 +173,7 @@ public final class DiskLRUCache: Sendable {
         self.cacheDirectory = cacheDirectory
         self.storage = storage
         self.packedStorage = storage as? PackedStorage
+        self.packedReference = packedStorage.map { Unmanaged.passUnretained($0) }
         self.cleanupQueue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
         let needsCleanup = state.claimCleanup()
         self.state = LockedState(state)
