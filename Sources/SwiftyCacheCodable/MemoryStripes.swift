@@ -133,7 +133,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Runs `body` on the stripe that holds `key` under its mutex, without excluding readers:
     /// `body` only reads.
-    func inspect<Result>(for key: Key, _ body: (MemoryTier<Key, Value>) -> Result) -> Result {
+    func inspect<Result>(for key: Key, _ body: (borrowing MemoryTier<Key, Value>) -> Result) -> Result {
         stripes[stripeIndex(for: key)].inspect { body($0) }
     }
 
@@ -158,7 +158,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// What `body` returns for every stripe, concatenated; each stripe is read under its mutex
     /// without excluding readers.
-    func flatMap<Element>(_ body: (MemoryTier<Key, Value>) -> [Element]) -> [Element] {
+    func flatMap<Element>(_ body: (borrowing MemoryTier<Key, Value>) -> [Element]) -> [Element] {
         var result: [Element] = []
         for stripe in stripes { result += stripe.inspect { body($0) } }
         return result

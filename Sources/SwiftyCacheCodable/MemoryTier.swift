@@ -18,8 +18,11 @@ public import Foundation
 /// Guarded by one stripe's ``ReadMostlyLock``: the non-mutating reads (``freshValue(_:hash:clock:)``,
 /// ``find(_:hash:now:)``) may run concurrently with each other; everything else is exclusive.
 /// All decisions are here and testable without a disk.
+///
+/// Not copyable, so that a reader borrows it in place: a copy would retain every array it holds,
+/// on every read.
 @usableFromInline
-struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendable {
     @usableFromInline
     struct Item: Sendable {
         @usableFromInline var value: Value

@@ -6,7 +6,8 @@ public import Darwin
 @preconcurrency public import Musl
 #endif
 
-/// A value guarded by a `pthread_mutex_t`: the package's one lock.
+/// A value guarded by a `pthread_mutex_t`: the package's lock, except for state that many
+/// threads read and few write (``ReadMostlyLock``, the memory tier's stripes).
 ///
 /// `Synchronization.Mutex` would do, but on Linux it synchronizes through futexes that
 /// ThreadSanitizer cannot see, so every access under it is reported as a race; a pthread mutex

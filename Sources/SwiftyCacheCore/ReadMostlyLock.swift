@@ -38,7 +38,7 @@ public import Darwin
 /// - Complexity: a read, O(1) and no shared write while the gate is open; a write, one mutex
 ///   plus, when the gate was open, one look at each of the ``slotCount`` slots.
 @usableFromInline
-package struct ReadMostlyLock<State>: @unchecked Sendable {
+package struct ReadMostlyLock<State: ~Copyable>: @unchecked Sendable {
     // @unchecked Sendable is sound: `State` is changed only inside `withLock`, under the mutex
     // and with the gate closed after every reader inside has left (the gate's protocol above),
     // and read either under the mutex or inside `read` with the reader counted in its slot, so
@@ -60,7 +60,7 @@ package struct ReadMostlyLock<State>: @unchecked Sendable {
     /// Bytes between two slots: two cache lines, since Intel's prefetcher fetches lines in pairs.
     @inlinable static var lineSize: Int { 128 }
 
-    package init(_ state: State) {
+    package init(_ state: consuming State) {
         storage = ReadMostlyLockStorage(state, slotCount: Self.slotCount, lineSize: Self.lineSize)
         self.state = storage.state
         mutex = storage.mutex
@@ -87,22 +87,22 @@ package struct ReadMostlyLock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` on the state without the mutex while the gate is open, else under the mutex,
-    /// and returns what it returns. `body` gets the state `inout` only so that it reads it in
-    /// place: passed by value, the state would be copied (everything it holds retained, which
-    /// is a write to memory shared with other readers) on every read. It must not change it. `body` may run concurrently with other readers' bodies; it
-    /// must not change the state except through atomics, block, or take this lock.
+    /// and returns what it returns. `body` may run concurrently with other readers' bodies; it
+    /// must not change the state except through atomics, block, or take this lock. It borrows
+    /// the state in place: for a `~Copyable` state nothing is copied (a copy would retain
+    /// everything the state holds, a write to memory every reader writes).
     ///
     /// - Complexity: O(1) plus `body`; while the gate is open, no write to memory other threads
     ///   use.
     @inlinable
-    package func read<Result>(_ body: (inout State) -> Result) -> Result {
+    package func read<Result>(_ body: (borrowing State) -> Result) -> Result {
         read(in: currentSlot, body)
     }
 
     /// ``read(_:)``, adding one to counter `counter` of the calling thread's slot when `body`
     /// finds something.
     @inlinable
-    package func read<Result>(counting counter: Int, _ body: (inout State) -> Result?) -> Result? {
+    package func read<Result>(counting counter: Int, _ body: (borrowing State) -> Result?) -> Result? {
         let slot = currentSlot
         let result = read(in: slot, body)
         if case .some = result { slot[1 + counter].add(1, ordering: .relaxed) }
@@ -110,10 +110,12 @@ package struct ReadMostlyLock<State>: @unchecked Sendable {
     }
 
     @inlinable
-    func read<Result>(in slot: UnsafeMutablePointer<Atomic<Int>>, _ body: (inout State) -> Result) -> Result {
+    func read<Result>(in slot: UnsafeMutablePointer<Atomic<Int>>, _ body: (borrowing State) -> Result)
+        -> Result
+    {
         slot[0].add(1, ordering: .sequentiallyConsistent)
         if isOpen[0].load(ordering: .sequentiallyConsistent) == 1 {
-            let result = body(&state.pointee)
+            let result = body(state.pointee)
             slot[0].subtract(1, ordering: .releasing)
             return result
         }
@@ -123,10 +125,10 @@ package struct ReadMostlyLock<State>: @unchecked Sendable {
 
     /// A read that found the gate closed: under the mutex, counted towards reopening it.
     @inlinable
-    func readThroughMutex<Result>(_ body: (inout State) -> Result) -> Result {
+    func readThroughMutex<Result>(_ body: (borrowing State) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        let result = body(&state.pointee)
+        let result = body(state.pointee)
         quietReads.pointee += 1
         if quietReads.pointee >= Self.reopenAfter { isOpen[0].store(1, ordering: .releasing) }
         return result
@@ -147,13 +149,12 @@ package struct ReadMostlyLock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` under the mutex without closing the gate: writers are kept out, readers are
-    /// not, so `body` must only read (it gets the state `inout` to read it in place, as in
-    /// ``read(_:)``).
+    /// not, so `body` only reads.
     @inlinable
-    package func inspect<Result>(_ body: (inout State) -> Result) -> Result {
+    package func inspect<Result>(_ body: (borrowing State) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return body(&state.pointee)
+        return body(state.pointee)
     }
 
     /// Closes the gate (under the mutex) and waits until no reader is inside.
@@ -194,13 +195,13 @@ package struct ReadMostlyLock<State>: @unchecked Sendable {
 /// The allocations of a ``ReadMostlyLock``: the state, the mutex and the gate with its slots,
 /// freed together when the last copy of the lock goes.
 @usableFromInline
-package final class ReadMostlyLockStorage<State> {
+package final class ReadMostlyLockStorage<State: ~Copyable> {
     @usableFromInline let state: UnsafeMutablePointer<State>
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let gate: UnsafeMutableRawPointer
     let slotCount: Int
 
-    init(_ value: State, slotCount: Int, lineSize: Int) {
+    init(_ value: consuming State, slotCount: Int, lineSize: Int) {
         state = .allocate(capacity: 1)
         state.initialize(to: value)
         mutex = .allocate(capacity: 1)

@@ -16,11 +16,11 @@ import Testing
         return tier
     }
 
-    func keys(_ tier: MemoryTier<String, String>) -> [String] {
+    func keys(_ tier: borrowing MemoryTier<String, String>) -> [String] {
         tier.items.indicesInLRUOrder.compactMap { tier.items.key(at: $0) }
     }
 
-    func hit(_ tier: MemoryTier<String, String>, _ key: String) -> String? {
+    func hit(_ tier: borrowing MemoryTier<String, String>, _ key: String) -> String? {
         tier.freshValue(key, hash: key.hashValue, clock: { now })
     }
 
