@@ -58,6 +58,28 @@ import Testing
         #expect(cache.statistics.diskHits == 0)
     }
 
+    @Test func valuesHitByConcurrentReadersOutliveTheOnesNotHit() throws {
+        // One stripe, so that which values go is exact (with several, each stripe's share of
+        // the new keys depends on the process's hash seed).
+        let limit = 256
+        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        #expect(cache.memory.stripes.count == 1)
+        for key in 0..<limit { try cache.set("v\(key)", forKey: key) }
+        // Four threads hit the even keys at once; after the first reads the stripe's gate is
+        // open and they read without its mutex.
+        let hot = (0..<limit).filter { $0 % 2 == 0 }
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for (position, key) in hot.enumerated() where position % 4 == worker { _ = try? cache.value(forKey: key) }
+        }
+        #expect(cache.statistics.memoryHits == hot.count)
+        #expect(cache.memory.stripes[0].isGateOpen)
+        // As many new keys as odd ones: every value not hit goes, every value hit stays.
+        for key in limit..<(limit + limit / 2) { try cache.set("v\(key)", forKey: key) }
+        let kept = (0..<limit).filter { key in cache.memory.inspect(for: key) { $0.contains(key) } }
+        #expect(kept == hot)
+        #expect(cache.memoryCount == limit)
+    }
+
     @Test func eachStripeEvictsItsLeastRecentlyUsedSavedValueFirst() throws {
         let limit = 512
         let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
