@@ -90,8 +90,9 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// What memory holds for `key` at `now`: a hit (marked used and counted), an expired value
-    /// (removed from memory here, and its expiry counted, if it is still the expired one), or a
-    /// miss (not counted: the disk may have it).
+    /// (removed from memory here if it is still the expired one; the caller counts it, since
+    /// the `async` path goes on to the disk, which counts the entry's expiry there), or a miss
+    /// (not counted: the disk may have it).
     ///
     /// - Complexity: O(1).
     func find(_ key: Key, now: Date) -> MemoryTier<Key, Value>.Lookup {
@@ -102,9 +103,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         case .hit:
             stripes[stripe].count(Counter.memoryHits)
         case .expired:
-            withLock(stripe: stripe) { tier in
-                if tier.removeIfExpired(key, now: now) { tier.statistics.expirations += 1 }
-            }
+            withLock(stripe: stripe) { _ = $0.removeIfExpired(key, now: now) }
         case .miss:
             break
         }

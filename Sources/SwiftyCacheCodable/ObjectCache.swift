@@ -161,6 +161,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
             return value
         case .expired:
             memory.countMiss(key)
+            memory.withLock(for: key) { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
             if !isReadOnly { try removeFromDisk(key, operation: "value") }
             return nil

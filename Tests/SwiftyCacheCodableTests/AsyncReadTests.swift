@@ -35,6 +35,24 @@ import Testing
         #expect(cache.statistics.expirations == 1)
     }
 
+    @Test func aValueExpiredInMemoryCountsOneExpirationReadEitherWay() async throws {
+        let clock = TestClock()
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10, clock: clock.function)
+        try await cache.set("one", forKey: "a", expiresAfter: .seconds(60))
+        try await cache.set("two", forKey: "b", expiresAfter: .seconds(60))
+        #expect(cache.memoryCount == 2)  // in memory and on disk
+        clock.advance(by: 61)
+        #expect(try await cache.value(forKey: "a") == nil)
+        #expect(cache.statistics.expirations == 1)
+        #expect(cache.statistics.misses == 1)
+        let readSynchronously: () throws -> String? = { try cache.value(forKey: "b") }
+        #expect(try readSynchronously() == nil)  // the synchronous read: the same counts
+        #expect(cache.statistics.expirations == 2)
+        #expect(cache.statistics.misses == 2)
+        #expect(cache.memoryCount == 0)
+        #expect(cache.keys().isEmpty)
+    }
+
     @Test func anUnsavedValueGivenUpForALoadedOneIsSavedFirst() async throws {
         let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 1)
         try await cache.set("on disk", forKey: "b")
