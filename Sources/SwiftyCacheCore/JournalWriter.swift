@@ -204,9 +204,13 @@ struct JournalWriter {
         rebuildTail = nil
     }
 
+    /// Breaks the journal after a failed rebuild. The buffered lines go too, as when a write
+    /// fails (``flush(operation:key:)``) or a deferred failure is adopted: nothing is written
+    /// while the failure stands, and the rebuild that repairs it writes the whole index.
     private mutating func recordFailure(_ error: any Error, path: String) -> CacheError {
         let failure = CacheError.ioFailure(error, operation: "rebuild journal", path: path)
         self.failure = failure
+        buffer.removeAll(keepingCapacity: true)
         rebuildTail = nil
         return failure
     }

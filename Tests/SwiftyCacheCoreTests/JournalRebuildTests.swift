@@ -174,7 +174,14 @@ import Darwin
         let (call, path) = Self.swapFaults[fault]
         let cache = try open(storage)
         let hold = try startHeldRebuild(cache)
-        #expect(finishesWhileHeld { try cache.setData([Data("during".utf8)], forKey: "added-during-rebuild") })
+        #expect(
+            finishesWhileHeld {
+                try cache.setData([Data("during".utf8)], forKey: "added-during-rebuild")
+                // A READ line stays buffered (they are written 8 KiB at a time) when the swap
+                // fails: a failed swap must drop it with the rest (debug builds check that no
+                // line is buffered behind a failed write after every locked operation).
+                _ = try cache.data(forKey: Self.key(1))
+            })
         fileSystem.failCalls(named: [call], errno: EIO, pathContaining: path)
         hold.release()
         cache.waitForBackgroundWork()
