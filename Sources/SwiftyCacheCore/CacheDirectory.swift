@@ -95,7 +95,14 @@ struct CacheDirectory: Sendable {
     /// cache did not create.
     enum OwnFile {
         case journal, temporaryJournal, backupJournal, trash, lock, cleanMarker
+        /// A segment being created (packed storage): written under this name, then linked to
+        /// its own, so that a crash can tear only a file of this name.
+        case newSegment
     }
+
+    /// The name a new segment is written under before it gets its own (``OwnFile/newSegment``).
+    static let newSegmentFileName = "journal.segment.tmp"
+    var newSegmentPath: String { path(Self.newSegmentFileName) }
 
     /// The role of `name` if it is one of the directory's own files: the journals, the lock, the
     /// clean marker, or the trash a journal rebuild leaves (`journal.bkp.N.tmp`).
@@ -106,6 +113,7 @@ struct CacheDirectory: Sendable {
         case Journal.backupFileName: return .backupJournal
         case lockFileName: return .lock
         case cleanMarkerFileName: return .cleanMarker
+        case newSegmentFileName: return .newSegment
         default:
             let prefix = Journal.backupFileName + "."
             guard name.hasPrefix(prefix), name.hasSuffix(".tmp") else { return nil }
@@ -206,6 +214,14 @@ struct CacheDirectory: Sendable {
                 return JournalHeader(format: .files, appVersion: appVersion, valueCount: valueCount)
             }
             guard lines.count > 4, let inlineLimit = Int(lines[4]), inlineLimit >= 0 else { return nil }
+            guard inlineLimit <= DiskLRUCache.Storage.maximumInlineLimit else {
+                // Reads allocate a record's size: a limit past the cap is refused, never wiped.
+                throw CacheError.notACacheDirectory(
+                    path: journalPath,
+                    reason:
+                        "its inline limit \(inlineLimit) is above \(DiskLRUCache.Storage.maximumInlineLimit), the largest this release reads"
+                )
+            }
             return JournalHeader(
                 format: .packed(inlineLimit: inlineLimit), appVersion: appVersion, valueCount: valueCount)
         }

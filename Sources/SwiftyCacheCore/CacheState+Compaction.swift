@@ -45,14 +45,14 @@ extension CacheState {
         redundantOpCount += 1
     }
 
-    /// Ends the compaction of `segment`: the `MOVE` lines reach the journal (and, with
-    /// `syncsWrites`, stable storage with the records they name) before the segment is deleted.
+    /// Ends the compaction of `segment`: the `MOVE` lines, and every line and record that
+    /// superseded the segment's other records, reach stable storage before the segment is
+    /// deleted, with or without `syncsWrites` (once per compacted segment): a power cut then
+    /// never finds a journal naming records in a segment that is gone.
     mutating func finishCompaction(of segment: UInt32, in storage: PackedStorage) throws(CacheError) {
         try journal.flush(operation: "compact")
-        if journal.syncsWrites {
-            try storage.syncActiveSegment()
-            try journal.syncIfDurable(operation: "compact", key: nil)
-        }
+        try storage.makeDurable(operation: "compact")
+        try journal.sync(operation: "compact", key: nil)
         storage.retire(segment)
         statistics.compactedSegmentCount += 1
     }

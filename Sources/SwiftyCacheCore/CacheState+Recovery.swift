@@ -253,7 +253,7 @@ extension CacheState {
             }
             if let role = CacheDirectory.ownFile(named: name) {
                 switch role {
-                case .temporaryJournal, .trash: break
+                case .temporaryJournal, .trash, .newSegment: break
                 case .journal, .backupJournal: guard wipe else { continue }
                 case .lock, .cleanMarker: continue
                 }

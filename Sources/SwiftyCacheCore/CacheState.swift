@@ -114,6 +114,8 @@ struct CacheState {
     ///
     /// - Complexity: O(n) in the number of entries; run when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
+        // The records the new journal names are durable before it replaces the old one.
+        try storage.makeDurable(operation: "rebuild journal")
         try journal.replace(with: compactJournal().bytes())
         // A leftover backup is harmless: opening deletes it when `journal` exists.
         moveToTrash(directory.backupJournalPath)
@@ -137,8 +139,7 @@ struct CacheState {
             return nil
         }
         return JournalRebuild(
-            pending: pending, journal: compactJournal(), redundantOpCount: redundantOpCount,
-            syncsWrites: journal.syncsWrites)
+            pending: pending, journal: compactJournal(), redundantOpCount: redundantOpCount, storage: storage)
     }
 
     /// Ends a rebuild begun by ``beginJournalRebuild()``: the lines journaled meanwhile are
@@ -303,31 +304,29 @@ struct CacheState {
         statistics.removeCount += victims.count
     }
 
-    /// Journals `REMOVE` for the entries, then deletes their values and forgets them.
+    /// Journals `REMOVE` for the entries, then deletes their values and forgets them; with
+    /// `syncsWrites` the lines reach stable storage before it returns.
     ///
-    /// When the journal cannot take the lines (a full disk), the space is freed all the same:
-    /// each entry's values are deleted before it is forgotten, so whatever happens next the
-    /// journal's `CLEAN` line names missing files, which a read (now or after a reopen) treats
-    /// as a miss and drops. An entry whose values cannot all be deleted stays. The journal is
-    /// then rebuilt into the space freed, which ends the failure state when it fits.
+    /// When the journal cannot take the lines (a full disk), the space is freed all the same
+    /// where deleting the values is itself the removal (their files: the journal's `CLEAN`
+    /// line then names missing files, which a read, now or after a reopen, treats as a miss
+    /// and drops). The journal is then rebuilt into the space freed, which ends the failure
+    /// state when it fits. An entry whose removal needs the journal (a packed record: its
+    /// `CLEAN` line would bring it back) is journaled once the rebuild succeeds, or stays and
+    /// the call throws: a removal that returns has happened, also after a reopen. So does an
+    /// entry whose values cannot all be deleted.
     mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
         guard !indices.isEmpty else { return }
         let key = indices.count == 1 ? table[indices[0]].key : nil
-        if journal.failure == nil {
-            for index in indices { journal.append(.remove, key: table[index].key) }
-            do {
-                try journal.flush(operation: operation, key: key)
-                for index in indices { forgetEntryDeletingValues(index) }
-                redundantOpCount += indices.count
-                noteGarbage()
-                return
-            } catch {
-                // The journal failed on these lines: free the space without it, below.
-            }
-        }
+        if try journalRemovals(indices, operation: operation, key: key) { return }
         var failure: CacheError?
+        var needJournal: [String] = []
         for index in indices {
             let entry = table[index]
+            guard storage.deletesWithoutJournal(location: entry.location, lengths: entry.lengths) else {
+                needJournal.append(entry.key)
+                continue
+            }
             guard storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) else {
                 noteUndeletedFiles(of: entry.key)
                 failure =
@@ -340,7 +339,37 @@ struct CacheState {
             forgetEntry(index)
         }
         try? rebuildJournal()
+        if !needJournal.isEmpty {
+            let left = needJournal.compactMap { table.index(of: $0) }
+            let journaled = (try? journalRemovals(left, operation: operation, key: key)) ?? false
+            if !journaled, let cause = journal.failure {
+                failure = failure ?? CacheError.journalUnavailable(cause, operation: operation, key: key)
+            }
+        }
         if let failure { throw failure }
+    }
+
+    /// The journaled way of ``removeEntries(_:operation:)``: `REMOVE` lines, written in one
+    /// `write`, then the values deleted and the entries forgotten. Returns `false`, with nothing
+    /// removed, when the journal is broken or the write fails.
+    ///
+    /// - Throws: the failure of the `fsync` that `syncsWrites` asks for, the entries removed.
+    private mutating func journalRemovals(_ indices: [Int], operation: String, key: String?) throws(CacheError)
+        -> Bool
+    {
+        guard journal.failure == nil else { return false }
+        guard !indices.isEmpty else { return true }
+        for index in indices { journal.append(.remove, key: table[index].key) }
+        do {
+            try journal.flush(operation: operation, key: key)
+        } catch {
+            return false
+        }
+        for index in indices { forgetEntryDeletingValues(index) }
+        redundantOpCount += indices.count
+        noteGarbage()
+        try journal.syncIfDurable(operation: operation, key: key)
+        return true
     }
 
     /// Deletes an entry's committed values and drops it from the index, without journaling.

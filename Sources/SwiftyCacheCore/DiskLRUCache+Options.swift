@@ -1,11 +1,15 @@
 extension DiskLRUCache {
     /// Options for opening a cache.
     public struct Options: Sendable, Hashable {
-        /// Whether each commit forces value files, the journal and the directory to stable
-        /// storage with `fsync`, so that a power loss cannot drop a commit that returned.
+        /// Whether every change forces its bytes to stable storage before it returns, so that a
+        /// power loss cannot undo a change that returned: a commit syncs its value files (or
+        /// record), the journal and the directory; a removal, `evictAll` and eviction sync the
+        /// journal lines that record them (an eviction a commit makes, with the commit's sync).
         ///
-        /// Without it (the default), a killed process loses no committed entry, but a power
-        /// loss may drop recent commits; it never corrupts older ones.
+        /// Without it (the default), a killed process loses nothing that returned, and a power
+        /// loss may drop recent changes (a key written since may read as its earlier value or
+        /// as a miss) but nothing older: whatever replaces or deletes bytes already on disk (a
+        /// journal rebuild, a compacted segment) is synced first, once per rebuild or segment.
         public var syncsWrites: Bool
 
         /// Whether the cache only reads: it writes, creates and deletes nothing (no journal
@@ -40,7 +44,7 @@ extension DiskLRUCache {
         package var compactsInBackground = true
 
         /// - Parameters:
-        ///   - syncsWrites: Whether commits `fsync`. The default is `false`.
+        ///   - syncsWrites: Whether every change is synced before it returns. The default is `false`.
         ///   - readOnly: Whether the cache only reads. The default is `false`.
         ///   - storage: Where values are kept. The default, `nil`, is ``Storage/files`` for a
         ///     `DiskLRUCache`.
@@ -85,10 +89,17 @@ extension DiskLRUCache {
         /// The limit is recorded in the directory when it is created; an existing directory
         /// keeps its own.
         ///
-        /// - Parameter inlineLimit: At least 0 (0 keeps every non-empty slot in a file).
+        /// - Parameter inlineLimit: From 0 (every non-empty slot in a file) to
+        ///   ``maximumInlineLimit``; a value outside is clamped to that range.
         public static func packed(inlineLimit: Int) -> Storage {
-            Storage(inlineLimit: max(0, min(inlineLimit, Int(Int32.max))))
+            Storage(inlineLimit: max(0, min(inlineLimit, maximumInlineLimit)))
         }
+
+        /// 1 MiB: the largest inline limit, for the API and for a directory's journal header. A
+        /// record is read whole into memory, so its slots stay small. A header above it (a
+        /// crafted file, or a directory an earlier release created with a larger limit) makes
+        /// `init` throw ``CacheError/Code/notACacheDirectory``, touching nothing.
+        public static let maximumInlineLimit = 1 << 20
 
         /// 16 KiB. The benchmark's crossover workload finds a get from a record cheaper than
         /// from files up to between 16 and 64 KiB per slot (0.62× their time at 16 KiB, 1.22×

@@ -57,7 +57,7 @@ package enum Journal {
     static let magic = "libcore.io.DiskLruCache"
     static let version = "1"
     /// Redundant lines that must accumulate (and outnumber live entries) before a rebuild.
-    static let rebuildThreshold = 2000
+    package static let rebuildThreshold = 2000
     static let maximumKeyLength = 120
 
     /// The first line of a packed-storage journal.

@@ -44,15 +44,18 @@ struct JournalRebuild {
     let journal: CompactJournal
     /// The redundant lines counted when the rebuild began, which the new journal drops.
     let redundantOpCount: Int
-    /// Whether the file must reach stable storage before it is swapped in.
-    let syncsWrites: Bool
+    /// The storage whose records the snapshot names.
+    let storage: any ValueStorage
 
-    /// Formats and writes the snapshot to `journal.tmp`, without the cache lock. Returns
-    /// whether all of it was written; a failure leaves the old journal in use.
+    /// Formats and writes the snapshot to `journal.tmp`, without the cache lock, and forces it
+    /// and the records it names to stable storage (always: it will replace a journal that may
+    /// be durable). Returns whether all of it was written; a failure leaves the old journal in
+    /// use.
     func write(with fileSystem: any FileSystem) -> Bool {
         do {
+            try storage.makeDurable(operation: "rebuild journal")
             try fileSystem.writeAll(pending.file, journal.bytes())
-            if syncsWrites { try fileSystem.fsync(pending.file) }
+            try fileSystem.fsync(pending.file)
             return true
         } catch {
             return false

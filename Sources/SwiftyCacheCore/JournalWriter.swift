@@ -116,6 +116,12 @@ struct JournalWriter {
     /// With `syncsWrites`, forces the journal and the directory to stable storage.
     func syncIfDurable(operation: String, key: String?) throws(CacheError) {
         guard syncsWrites else { return }
+        try sync(operation: operation, key: key)
+    }
+
+    /// Forces the journal and the directory to stable storage, whatever `syncsWrites` says:
+    /// before bytes that lines already written supersede are deleted (compaction).
+    func sync(operation: String, key: String?) throws(CacheError) {
         do {
             try fileSystem.fsync(fd)
             try directory.sync()
@@ -142,14 +148,19 @@ struct JournalWriter {
     /// the old journal as `journal.bkp` during the swap; the caller deletes the backup. On
     /// success the buffer is dropped (the new journal holds everything) and any failure cleared.
     ///
-    /// - Complexity: O(bytes).
+    /// The new journal and the directory reach stable storage before the swap returns, with or
+    /// without `syncsWrites`: the old journal may be durable, and a power cut must never find
+    /// the new name over bytes that never reached the disk (the rename over a name moved away
+    /// first is no replace, so file systems do not flush it by themselves).
+    ///
+    /// - Complexity: O(bytes), and two `fsync`s.
     mutating func replace(with bytes: [UInt8]) throws(CacheError) {
         let newFile: Int32
         do {
             newFile = try createTemporaryJournal()
             do {
                 try fileSystem.writeAll(newFile, bytes)
-                if syncsWrites { try fileSystem.fsync(newFile) }
+                try fileSystem.fsync(newFile)
             } catch {
                 try? fileSystem.close(newFile)
                 try? fileSystem.unlink(directory.temporaryJournalPath)
@@ -194,7 +205,8 @@ struct JournalWriter {
             fd = newFD
             _ = output.takeFailure()
             output.unlock()
-            if syncsWrites { try directory.sync() }
+            // The renames reach the disk before the caller deletes the backup.
+            try directory.sync()
         } catch {
             throw recordFailure(error, path: failedPath)
         }
@@ -260,7 +272,8 @@ struct JournalWriter {
         }
         do {
             try fileSystem.writeAll(rebuild.file, tail)
-            if syncsWrites { try fileSystem.fsync(rebuild.file) }
+            // The snapshot was synced outside the lock (`JournalRebuild.write`); this syncs the tail.
+            try fileSystem.fsync(rebuild.file)
         } catch {
             discard(rebuild)
             return false

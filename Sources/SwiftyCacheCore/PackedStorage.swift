@@ -45,6 +45,9 @@ final class PackedStorage: ValueStorage {
     private let state: LockedState<Segments>
 
     static let segmentHeader = Array("swiftycache.seg\n".utf8)
+    /// Records up to this size are read without first checking the segment's size (a short
+    /// read fails their check); a larger one is read only if the segment holds it (`fstat`).
+    static let uncheckedRecordSize = 64 << 10
     static let defaultSegmentSize: Int64 = 4 << 20
     static let namePrefix = "segment-"
     static let nameSuffix = ".pack"
@@ -81,6 +84,10 @@ final class PackedStorage: ValueStorage {
         var retired: Set<UInt32> = []
         var corruptRecords = 0
         var isShutDown = false
+        /// Segments written since they were last forced to stable storage, and whether a
+        /// segment was created since the directory was: what ``makeDurable(operation:)`` syncs.
+        var unsynced: [UInt32: SegmentFile] = [:]
+        var directoryUnsynced = false
         /// The sums of ``recordBytes`` and ``liveBytes``, kept as they change: every operation
         /// asks whether compaction is due.
         private(set) var totalRecordBytes: Int64 = 0
@@ -100,6 +107,7 @@ final class PackedStorage: ValueStorage {
             totalRecordBytes -= recordBytes.removeValue(forKey: segment) ?? 0
             totalLiveBytes -= liveBytes.removeValue(forKey: segment) ?? 0
             open[segment] = nil
+            unsynced[segment] = nil
             if active?.number == segment { active = nil }
         }
     }
@@ -311,35 +319,73 @@ final class PackedStorage: ValueStorage {
             }
             segments.activeEnd += Int64(record.count)
             segments.addRecordBytes(Int64(record.count), in: active.number)
+            if !syncsWrites { segments.unsynced[active.number] = active }
             return ValueLocation(segment: active.number, offset: offset)
         }
     }
 
-    /// Starts a new active segment: creates it (never over an existing file) with its header.
+    /// Starts a new active segment: writes its header to `journal.segment.tmp`, then gives it
+    /// the first free segment name with `link(2)` (never over an existing file) and drops the
+    /// staging name. A crash can tear only the staging file, which is the cache's by name; a
+    /// file named like a segment is never the cache's to delete unless it carries the header.
+    ///
+    /// - Complexity: a creation, one `write`, a `link` per name taken, an `unlink`.
     private func roll(_ segments: inout Segments, key: String?) throws(CacheError) {
+        let staging = directory.newSegmentPath
+        let fd: Int32
+        do {
+            try fileSystem.removeFileIfPresent(staging)
+            fd = try fileSystem.open(staging, flags: OpenFlags.createSegment, mode: FileModes.file)
+        } catch {
+            throw CacheError.ioFailure(error, operation: "commit", path: staging, key: key)
+        }
         var number = segments.nextNumber
+        do throws(SystemCallError) {
+            do {
+                try fileSystem.writeAll(fd, Self.segmentHeader)
+                if syncsWrites { try fileSystem.fsync(fd) }
+                try name(staging, number: &number)
+            } catch {
+                try? fileSystem.close(fd)
+                try? fileSystem.unlink(staging)
+                throw error
+            }
+            try? fileSystem.unlink(staging)
+            if syncsWrites { try directory.sync() }
+        } catch {
+            throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(number), key: key)
+        }
+        let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
+        if !syncsWrites {
+            segments.unsynced[number] = segment
+            segments.directoryUnsynced = true
+        }
+        segments.open[number] = segment
+        segments.active = segment
+        segments.activeEnd = Int64(Self.segmentHeader.count)
+        segments.addRecordBytes(0, in: number)
+        segments.nextNumber = number &+ 1
+    }
+
+    /// Links `staging` to the first segment name from `number` on that no file has; a file of
+    /// that name this session does not know is left, and the next number taken. Where the file
+    /// system has no hard links, a rename to a name checked free first.
+    private func name(_ staging: String, number: inout UInt32) throws(SystemCallError) {
         while true {
             let path = segmentPath(number)
-            do throws(SystemCallError) {
-                let fd = try fileSystem.open(path, flags: OpenFlags.createSegment, mode: FileModes.file)
-                let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
-                try fileSystem.writeAll(fd, Self.segmentHeader)
-                if syncsWrites {
-                    try fileSystem.fsync(fd)
-                    try directory.sync()
-                }
-                segments.open[number] = segment
-                segments.active = segment
-                segments.activeEnd = Int64(Self.segmentHeader.count)
-                segments.addRecordBytes(0, in: number)
-                segments.nextNumber = number &+ 1
+            do {
+                try fileSystem.link(staging, to: path)
                 return
             } catch  where error.errno == Errno.exists && number < UInt32.max {
-                // A file of that name that this session does not know: leave it, take the next.
                 number += 1
-            } catch {
-                try? fileSystem.unlink(path)
-                throw CacheError.ioFailure(error, operation: "commit", path: path, key: key)
+            } catch  where Errno.noHardLinks.contains(error.errno) {
+                guard try fileSystem.kind(of: path) == nil else {
+                    guard number < UInt32.max else { throw error }
+                    number += 1
+                    continue
+                }
+                try fileSystem.rename(staging, to: path)
+                return
             }
         }
     }
@@ -405,6 +451,11 @@ final class PackedStorage: ValueStorage {
         } else {
             guard let opened = try segmentFile(location.segment) else { return .missing }
             segment = opened
+        }
+        guard location.offset >= 0, size <= Self.uncheckedRecordSize || segment.holds(size, at: location.offset) else {
+            // Lengths from the journal that the segment cannot hold: damage, never an allocation.
+            if countsDamage { state.withLock { $0.corruptRecords += 1 } }
+            return .missing
         }
         // Not zero-filled first: the read fills it, and only what it filled counts. Handed to
         // the `RecordBytes` when the record checks out, deallocated on every other way out.
@@ -517,6 +568,8 @@ final class PackedStorage: ValueStorage {
 
     func deleteEverything(of key: String) -> Bool { files.deleteEverything(of: key) }
 
+    func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool { location.segment == 0 }
+
     // MARK: Opening and closing
 
     /// Learns which segments hold live records, deletes those that hold none (or all of them
@@ -541,8 +594,12 @@ final class PackedStorage: ValueStorage {
             }
             if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
         }
+        // A segment whose creation was interrupted (or whose staging name outlived a failed
+        // unlink): the name is the cache's own.
+        try? fileSystem.removeFileIfPresent(directory.newSegmentPath)
         let names = (try? fileSystem.contentsOfDirectory(directory.path)) ?? []
         let numbers = names.compactMap(Self.segmentNumber(fromName:)).sorted()
+        var dead: [String] = []
         state.withLock { segments in
             segments = Segments()
             segments.nextNumber = (numbers.last ?? 0) &+ 1
@@ -553,13 +610,11 @@ final class PackedStorage: ValueStorage {
                 // Only a file with the segment header is the cache's: anything else stays.
                 guard let fd = try? fileSystem.open(path, flags: flags, mode: 0) else { continue }
                 let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
-                guard segment.hasValidHeader(), let size = try? fileSystem.size(of: fd) else {
-                    // A segment whose creation a crash interrupted: empty, or a torn header.
-                    if segment.isTornAtCreation() { try? fileSystem.unlink(path) }
-                    continue
-                }
+                // Without the header the file is not provably the cache's: it stays, whatever it
+                // holds (a crash can tear only `journal.segment.tmp`, see `roll`).
+                guard segment.hasValidHeader(), let size = try? fileSystem.size(of: fd) else { continue }
                 guard let bytes = live[number] else {
-                    try? fileSystem.unlink(path)
+                    dead.append(path)
                     continue
                 }
                 segments.open[number] = segment
@@ -572,11 +627,33 @@ final class PackedStorage: ValueStorage {
                 }
             }
         }
+        deleteDeadSegments(dead, afterSyncing: wipe ? [] : Array(state.withLock { $0.open.values }))
+    }
+
+    /// Deletes the segments no journal line names any more, once the journal and the segments
+    /// kept (which hold the records that superseded theirs) are on stable storage: after a kill,
+    /// the lines that made them dead may still be only in the OS's memory. A failed sync keeps
+    /// them all (the next open tries again).
+    ///
+    /// - Complexity: one `fsync` per segment kept, only when there is something to delete.
+    private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [SegmentFile]) {
+        guard !paths.isEmpty else { return }
+        do throws(SystemCallError) {
+            for segment in kept { try fileSystem.fsync(segment.fd) }
+            if let journal = try? fileSystem.open(directory.journalPath, flags: OpenFlags.readOnly, mode: 0) {
+                defer { try? fileSystem.close(journal) }
+                try fileSystem.fsync(journal)
+            }
+        } catch {
+            return
+        }
+        for path in paths { try? fileSystem.unlink(path) }
     }
 
     func shutDown() {
         state.withLock { segments in
             segments.open.removeAll()
+            segments.unsynced.removeAll()
             segments.active = nil
             segments.isShutDown = true
         }
@@ -614,14 +691,47 @@ final class PackedStorage: ValueStorage {
         }
     }
 
-    /// Forces the active segment to stable storage (before a compacted segment is deleted).
-    func syncActiveSegment() throws(CacheError) {
-        guard let active = state.withLock({ $0.active }) else { return }
-        do {
-            try fileSystem.fsync(active.fd)
-        } catch {
-            throw CacheError.ioFailure(error, operation: "compact", path: segmentPath(active.number))
+    /// Forces every segment written since its last sync, and the directory when a segment was
+    /// created since, to stable storage: before a journal that names their records replaces
+    /// the old one, and before a segment whose records they supersede is deleted. Without
+    /// ``syncsWrites`` this is the only sync, once per journal rebuild or compacted segment.
+    ///
+    /// - Complexity: one `fsync` per segment written since the last call (usually one).
+    func makeDurable(operation: String) throws(CacheError) {
+        let (pending, directoryPending) = state.withLock { segments in
+            defer {
+                segments.unsynced.removeAll()
+                segments.directoryUnsynced = false
+            }
+            return (Array(segments.unsynced.values), segments.directoryUnsynced)
         }
+        var failed: [SegmentFile] = []
+        var failure: CacheError?
+        for segment in pending {
+            do {
+                try fileSystem.fsync(segment.fd)
+            } catch {
+                failed.append(segment)
+                failure =
+                    failure ?? CacheError.ioFailure(error, operation: operation, path: segmentPath(segment.number))
+            }
+        }
+        if directoryPending && failure == nil {
+            do {
+                try directory.sync()
+            } catch {
+                failure = CacheError.ioFailure(error, operation: operation, path: directory.path)
+            }
+        }
+        guard let failure else { return }
+        // Still to be synced by the next call.
+        state.withLock { segments in
+            for segment in failed where segments.open[segment.number] != nil {
+                segments.unsynced[segment.number] = segment
+            }
+            segments.directoryUnsynced = segments.directoryUnsynced || directoryPending
+        }
+        throw failure
     }
 
     /// Accounts for a record copied from `old` to `new` by compaction.
@@ -658,16 +768,11 @@ final class SegmentFile: Sendable {
 
     deinit { try? fileSystem.close(fd) }
 
-    /// Whether the file is shorter than the header and holds a prefix of it: a segment whose
-    /// creation a crash interrupted (the name and the header are the cache's).
-    func isTornAtCreation() -> Bool {
-        let header = PackedStorage.segmentHeader
-        guard let status = try? fileSystem.status(of: fd), status.kind == .regular, status.size < Int64(header.count)
-        else { return false }
-        let size = status.size
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        let count = bytes.withUnsafeMutableBytes { (try? fileSystem.read(fd, into: $0, at: 0)) ?? -1 }
-        return count == Int(size) && header.starts(with: bytes)
+    /// Whether the file holds `count` bytes from `offset`: one `fstat`.
+    func holds(_ count: Int, at offset: Int64) -> Bool {
+        guard let size = (try? fileSystem.status(of: fd))?.size else { return false }
+        let (end, overflow) = offset.addingReportingOverflow(Int64(count))
+        return !overflow && end <= size
     }
 
     /// Whether the file starts with the segment header (else it is not the cache's segment).

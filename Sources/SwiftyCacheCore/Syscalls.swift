@@ -74,6 +74,8 @@ package protocol FileSystem: Sendable {
     func size(of fd: Int32) throws(SystemCallError) -> Int64
     func fsync(_ fd: Int32) throws(SystemCallError)
     func rename(_ source: String, to destination: String) throws(SystemCallError)
+    /// A second name for a file; fails with `EEXIST` rather than replace one (`link(2)`).
+    func link(_ source: String, to destination: String) throws(SystemCallError)
     func unlink(_ path: String) throws(SystemCallError)
     func mkdir(_ path: String, mode: UInt32) throws(SystemCallError)
     func rmdir(_ path: String) throws(SystemCallError)
@@ -161,6 +163,8 @@ package enum Errno {
     package static let readOnlyFileSystem = EROFS
     package static let noDeviceOrAddress = ENXIO
     package static let isDirectory = EISDIR
+    /// What `link(2)` answers on a file system without hard links (FAT, exFAT, some FUSE ones).
+    package static let noHardLinks = Set<Int32>([EPERM, EOPNOTSUPP, ENOTSUP, ENOSYS, EMLINK])
 }
 
 /// The real POSIX file system.
@@ -312,6 +316,11 @@ package struct SystemFileSystem: FileSystem {
         try check("unlink", systemUnlink(path))
     }
 
+    package func link(_ source: String, to destination: String) throws(SystemCallError) {
+        let result = source.withCString { s in destination.withCString { d in systemLink(s, d) } }
+        try check("link", result)
+    }
+
     package func unlink(_ path: String) throws(SystemCallError) {
         try check("unlink", path.withCString { systemUnlink($0) })
     }
@@ -403,6 +412,7 @@ private let systemWrite: @Sendable (Int32, UnsafeRawPointer?, Int) -> Int = { wr
 private let systemFsync: @Sendable (Int32) -> Int32 = { fsync($0) }
 private let systemRename: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32 = { rename($0, $1) }
 private let systemUnlink: @Sendable (UnsafePointer<CChar>) -> Int32 = { unlink($0) }
+private let systemLink: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32 = { link($0, $1) }
 private let systemMkdir: @Sendable (UnsafePointer<CChar>, mode_t) -> Int32 = { mkdir($0, $1) }
 private let systemRmdir: @Sendable (UnsafePointer<CChar>) -> Int32 = { rmdir($0) }
 

@@ -68,6 +68,12 @@ protocol ValueStorage: Sendable {
     /// Deletes every file of `key`, committed or staged: what an interrupted edit may have left.
     func deleteEverything(of key: String) -> Bool
 
+    /// Whether ``delete(key:location:lengths:)`` makes the values unreadable by itself, so that
+    /// a removal the journal cannot record still lasts after a reopen: true for files (a
+    /// missing file is a miss), false for a packed record (its `CLEAN` line still names a valid
+    /// record until a journal line says otherwise).
+    func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool
+
     /// What the file called `name` is to this storage: a value or a staged value of some key,
     /// or `nil` for a name the storage never creates. The cache deletes a file only when this
     /// names it *and* the journal names its key, so a user's file that merely looks like one
@@ -91,6 +97,13 @@ protocol ValueStorage: Sendable {
 
     /// Releases what the storage holds open; called when the cache closes.
     func shutDown()
+
+    /// Forces the value bytes written since the last call to stable storage, whatever
+    /// ``Options/syncsWrites`` says: called before a journal rebuild replaces the journal and
+    /// before shared files whose values were superseded are deleted, so that what replaces
+    /// durable bytes is durable first. File storage has nothing to do: its files are renamed
+    /// into place, and a rebuilt journal names the same files.
+    func makeDurable(operation: String) throws(CacheError)
 
     /// Records found damaged by reads since the cache opened (packed storage's checksums).
     var corruptRecordCount: Int { get }
@@ -119,6 +132,8 @@ extension ValueStorage {
     func isOwnSharedFile(atPath path: String) -> Bool { false }
     func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {}
     func shutDown() {}
+    func makeDurable(operation: String) throws(CacheError) {}
+    func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool { true }
     var corruptRecordCount: Int { 0 }
     var needsCompaction: Bool { false }
     func stagesFiles(forLengths lengths: SlotLengths) -> Bool { true }

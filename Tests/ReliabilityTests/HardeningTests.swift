@@ -31,13 +31,34 @@ import Testing
         #expect(try cache.data(forKey: "k") == [Data("a".utf8), Data("b".utf8)])
     }
 
-    @Test func withoutSyncingNothingIsForced() throws {
+    @Test(arguments: bothStorages)
+    func withoutSyncingCommitsAndRemovalsForceNothing(storage: DiskLRUCache.Storage) throws {
         let fileSystem = FaultInjectingFileSystem()
         let cache = try DiskLRUCache(
-            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20, fileSystem: fileSystem)
+            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(storage: storage), fileSystem: fileSystem)
+        let before = fileSystem.calls(to: "fsync")
         for i in 0..<10 { try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k\(i)") }
+        for i in 0..<5 { #expect(try cache.remove("k\(i)")) }
         try cache.flush()
-        #expect(fileSystem.calls(to: "fsync") == 0)
+        #expect(fileSystem.calls(to: "fsync") == before)
+    }
+
+    @Test(arguments: bothStorages)
+    func syncingRemovalsAndEvictionsForcesTheJournal(storage: DiskLRUCache.Storage) throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(syncsWrites: true, storage: storage), fileSystem: fileSystem)
+        for i in 0..<4 { try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k\(i)") }
+        var before = fileSystem.calls(to: "fsync")
+        #expect(try cache.remove("k0"))
+        // The journal and the directory, before `remove` returns.
+        #expect(fileSystem.calls(to: "fsync") - before == 2)
+        before = fileSystem.calls(to: "fsync")
+        try cache.evictAll()
+        #expect(fileSystem.calls(to: "fsync") - before == 2)
+        #expect(cache.count == 0)
     }
 
     @Test func failingFsyncIsAnErrorAndTheCacheRecovers() throws {

@@ -168,6 +168,10 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("rename", path: source)
         try base.rename(source, to: destination)
     }
+    package func link(_ source: String, to destination: String) throws(SystemCallError) {
+        try check("link", path: source)
+        try base.link(source, to: destination)
+    }
     package func unlink(_ path: String) throws(SystemCallError) {
         let hold = plan.withLock { plan -> CallHold? in
             guard let (substring, hold) = plan.unlinkHold, path.contains(substring) else { return nil }

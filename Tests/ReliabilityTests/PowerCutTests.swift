@@ -1,0 +1,174 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Power cuts in rounds, as an outside attack found the cache losing everything: a loop-mounted
+/// ext4, `sync(2)` so the state is durable, then a writer overwriting, removing, rebuilding its
+/// journal and (packed) compacting, then the file system's log committed (as time would) and
+/// `EXT4_IOC_SHUTDOWN` without a log flush, remount, verify, next round on the same directory.
+///
+/// What a cut may cost: without `syncsWrites`, only keys changed since the round's `sync` (each
+/// holds its state at the sync, a value written to it since, or nothing); with it, nothing that
+/// returned. Every key untouched since the sync is exactly as it was, never torn or mixed, and
+/// the journal always parses.
+@Suite(.serialized) struct PowerCutTests {
+    static let cuts = ProcessInfo.processInfo.environment["SWIFTYCACHE_POWER_CUTS"].flatMap(Int.init) ?? 20
+    static let universe = 160
+
+    /// The sequence each key of the universe holds, `nil` for a miss; a value that is not a
+    /// whole pair of its own key is a violation.
+    static func contents(of cache: DiskLRUCache, violations: inout [String]) -> [String: Int] {
+        var found: [String: Int] = [:]
+        for index in 0..<universe {
+            let key = "k\(index)"
+            guard let values = try? cache.data(forKey: key) else { continue }
+            guard CheckedValue.isConsistentPair(values, key: key),
+                let sequence = CheckedValue.parse(values[0])?.sequence
+            else {
+                violations.append("\(key): torn or mixed")
+                continue
+            }
+            found[key] = sequence
+        }
+        return found
+    }
+
+    static func openCache(_ url: URL, storage: DiskLRUCache.Storage, syncsWrites: Bool) throws -> DiskLRUCache {
+        var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: storage)
+        options.packedSegmentSize = 16 << 10
+        return try DiskLRUCache(directory: url, appVersion: 1, valueCount: 2, maxSize: 1 << 30, options: options)
+    }
+
+    /// Forces the file system to commit its log, as its timer would a few seconds on: an
+    /// `fsync` of a file of the test's own. Data the cache never synced is not written by it.
+    static func commitFileSystemLog(at mountPoint: String) {
+        let fd = open(mountPoint + "/witness", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        guard fd >= 0 else { return }
+        _ = write(fd, "w", 1)
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    /// Unmounts, waiting (60 s at most) for what the closed cache's background work still holds
+    /// open, a compaction reading a segment for example, to be let go.
+    static func unmount(_ mountPoint: String) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try runCommand(["umount", mountPoint]).status != 0 {
+            guard ContinuousClock.now < deadline else {
+                print("still open on \(mountPoint): \((try? runCommand(["fuser", "-vm", mountPoint]))?.output ?? "?")")
+                return false
+            }
+            usleep(10_000)
+        }
+        return true
+    }
+
+    @Test(.tags(.slow), arguments: bothStorages, [false, true])
+    func aPowerCutCostsOnlyWhatChangedSinceTheLastSync(storage: DiskLRUCache.Storage, syncsWrites: Bool) throws {
+        let name = "cuts-\(storage.inlineLimit == nil ? "files" : "packed")-\(syncsWrites ? "synced" : "buffered")"
+        let root = TemporaryDirectory(name)
+        guard let (image, mountPoint) = try PowerLossTests.mountImage(in: root, name: name) else { return }
+        var mounted = true
+        defer { if mounted { _ = try? runCommand(["umount", mountPoint]) } }
+        let url = URL(filePath: mountPoint).appending(path: "cache", directoryHint: .isDirectory)
+        var random = SplitMix(state: syncsWrites ? 0x5EED_0001 : 0x5EED_0002)
+        var violations: [String] = []
+        var sequence = 0
+        var (rebuilt, wiped, lostUntouched, lostTouched, operations) = (0, 0, 0, 0, 0)
+        for round in 0..<Self.cuts {
+            var durable: [String: Int] = [:]
+            var allowed: [String: Set<Int?>] = [:]
+            var acknowledged: [String: Int?] = [:]
+            do {
+                let cache = try Self.openCache(url, storage: storage, syncsWrites: syncsWrites)
+                durable = Self.contents(of: cache, violations: &violations)
+                sync()
+                let count =
+                    syncsWrites ? Int.random(in: 40...160, using: &random) : Int.random(in: 400...2600, using: &random)
+                // A round changes a third of the keys: the others must come through exactly.
+                let hot = (0..<Self.universe).shuffled(using: &random).prefix(Self.universe / 3)
+                for _ in 0..<count {
+                    let key = "k\(hot.randomElement(using: &random) ?? 0)"
+                    if allowed[key] == nil { allowed[key] = [durable[key]] }
+                    if Int.random(in: 0..<10, using: &random) < 8 {
+                        sequence += 1
+                        let filler = Int.random(in: 0...1_500, using: &random)
+                        try cache.setData(
+                            (0..<2).map {
+                                CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: filler)
+                            },
+                            forKey: key)
+                        allowed[key]?.insert(sequence)
+                        acknowledged[key] = .some(sequence)
+                    } else {
+                        _ = try cache.remove(key)
+                        allowed[key]?.insert(nil)
+                        acknowledged[key] = .some(nil)
+                    }
+                }
+                operations += count
+                Self.commitFileSystemLog(at: mountPoint)
+                let fd = open(mountPoint, O_RDONLY)
+                var flags = PowerLossTests.noLogFlush
+                #expect(ioctl(fd, PowerLossTests.shutdownRequest, &flags) == 0)
+                close(fd)
+                // The file system is gone: what follows fails, and must not crash.
+                _ = try? cache.setData([Data("late".utf8), Data("write".utf8)], forKey: "late")
+                try? cache.close()
+            }
+            mounted = false
+            guard try Self.unmount(mountPoint) else {
+                Issue.record("the image did not unmount after round \(round)")
+                return
+            }
+            guard try runCommand(["mount", "-o", "loop", image, mountPoint]).status == 0 else {
+                Issue.record("the image did not mount again after round \(round)")
+                return
+            }
+            mounted = true
+            let cache = try Self.openCache(url, storage: storage, syncsWrites: syncsWrites)
+            if let reason = cache.recoveryReport.wipeReason {
+                wiped += 1
+                violations.append("round \(round): wiped (\(reason))")
+            }
+            if cache.recoveryReport.rebuiltJournal { rebuilt += 1 }
+            let found = Self.contents(of: cache, violations: &violations)
+            for index in 0..<Self.universe {
+                let key = "k\(index)"
+                let value = found[key]
+                if let states = allowed[key] {
+                    if syncsWrites, let last = acknowledged[key], value != last {
+                        violations.append(
+                            "round \(round): \(key) is \(String(describing: value)), returned \(String(describing: last))"
+                        )
+                    } else if !syncsWrites && value == nil {
+                        // A key written since the sync may be dropped: its new value's bytes were
+                        // never forced, and a value that fails its length or checksum is a miss.
+                    } else if !states.contains(value) {
+                        violations.append(
+                            "round \(round): \(key) is \(String(describing: value)), never written since the sync")
+                    }
+                    if value == nil, case .some(.some) = acknowledged[key] { lostTouched += 1 }
+                } else if value != durable[key] {
+                    lostUntouched += 1
+                    violations.append(
+                        "round \(round): untouched \(key) is \(String(describing: value)), was \(String(describing: durable[key]))"
+                    )
+                }
+            }
+            try cache.close()
+        }
+        print(
+            "power cuts, \(storage), syncsWrites \(syncsWrites): \(Self.cuts) cuts after \(operations) operations; "
+                + "untouched keys lost \(lostUntouched), keys set since the sync and empty after the cut \(lostTouched), wipes \(wiped), "
+                + "violations \(violations.count)")
+        #expect(violations.isEmpty, "\(violations.prefix(10))")
+    }
+}
