@@ -10,6 +10,10 @@ extension DiskLRUCache {
         /// loss may drop recent changes (a key written since may read as its earlier value or
         /// as a miss) but nothing older: whatever replaces or deletes bytes already on disk (a
         /// journal rebuild, a compacted segment) is synced first, once per rebuild or segment.
+        ///
+        /// "Stable storage": on Linux and Android, `fsync(2)`; on Apple platforms
+        /// `fcntl(F_FULLFSYNC)`, which also empties the drive's write cache (plain `fsync` there
+        /// stops at the drive), falling back to `fsync` on a file system that refuses it.
         public var syncsWrites: Bool
 
         /// Whether the cache only reads: it writes, creates and deletes nothing (no journal

@@ -409,7 +409,16 @@ package struct SystemFileSystem: FileSystem {
 private let systemOpen: @Sendable (UnsafePointer<CChar>, Int32, mode_t) -> Int32 = { open($0, $1, $2) }
 private let systemClose: @Sendable (Int32) -> Int32 = { close($0) }
 private let systemWrite: @Sendable (Int32, UnsafeRawPointer?, Int) -> Int = { write($0, $1, $2) }
-private let systemFsync: @Sendable (Int32) -> Int32 = { fsync($0) }
+/// Forces a file or directory to stable storage. On Apple platforms `fsync(2)` only hands the
+/// bytes to the drive, which may keep them in its volatile cache; `F_FULLFSYNC` asks the drive to
+/// write its cache out too (what SQLite's `fullfsync` pragma does). A file system that refuses it
+/// (some network and FAT volumes, some directories) gets `fsync`, as SQLite falls back.
+private let systemFsync: @Sendable (Int32) -> Int32 = { fd in
+    #if canImport(Darwin)
+    if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+    #endif
+    return fsync(fd)
+}
 private let systemRename: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32 = { rename($0, $1) }
 private let systemUnlink: @Sendable (UnsafePointer<CChar>) -> Int32 = { unlink($0) }
 private let systemLink: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32 = { link($0, $1) }
