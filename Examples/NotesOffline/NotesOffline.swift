@@ -27,22 +27,26 @@ struct NotesOffline {
         exit(status)
     }
 
-    /// Runs one command line; returns the exit status.
+    /// Runs one command line; returns the exit status. Options may come before the command
+    /// word too, as git and docker users type them (`notes-offline --cache-dir D list`): they
+    /// are parsed with the command's own, wherever they stand.
     static func run(_ words: [String], output: Output) async throws -> Int32 {
-        guard let first = words.first else {
-            output.line(generalHelp)
-            return 0
+        let (leading, first, rest) = try splitAtCommandWord(words)
+        guard let first else {
+            if leading.contains("--version") {
+                output.line("notes-offline \(version) (SwiftyCache)")
+                return 0
+            }
+            if leading.isEmpty || leading.contains("--help") || leading.contains("-h") {
+                output.line(generalHelp)
+                return 0
+            }
+            throw UsageError(description: "no command after '\(leading.joined(separator: " "))'")
         }
         switch first {
-        case "--help", "-h":
-            output.line(generalHelp)
-            return 0
-        case "--version":
-            output.line("notes-offline \(version) (SwiftyCache)")
-            return 0
         case "help":
-            // Options after `help COMMAND` (a --cache-dir, say) do not change the help.
-            guard let name = words.dropFirst().first(where: { !$0.hasPrefix("-") }) else {
+            // Options around `help COMMAND` (a --cache-dir, say) do not change the help.
+            guard let name = rest.first(where: { !$0.hasPrefix("-") }) else {
                 output.line(generalHelp)
                 return 0
             }
@@ -50,7 +54,7 @@ struct NotesOffline {
             return 0
         default:
             let command = try command(named: first)
-            let parsed = try command.spec.parse(Array(words.dropFirst()))
+            let parsed = try command.spec.parse(leading + rest)
             if parsed.flag("--help") {
                 output.line(command.spec.help)
                 return 0
@@ -59,10 +63,37 @@ struct NotesOffline {
         }
     }
 
+    /// The options before the command word (with their values), the command word, and what
+    /// follows it. An option's value is never taken for the command word: `--cache-dir list`
+    /// names a folder called `list`.
+    static func splitAtCommandWord(_ words: [String]) throws -> (leading: [String], command: String?, rest: [String]) {
+        var leading: [String] = []
+        var index = words.startIndex
+        while index < words.endIndex {
+            let word = words[index]
+            guard word.hasPrefix("-"), word != "-", word != "--" else {
+                return (leading, word == "--" ? nil : word, Array(words[(index + 1)...]))
+            }
+            leading.append(word)
+            index += 1
+            if !word.contains("="), takesValue(word), index < words.endIndex {
+                leading.append(words[index])
+                index += 1
+            }
+        }
+        return (leading, nil, [])
+    }
+
+    /// Whether some command's option of that name takes a value.
+    static func takesValue(_ name: String) -> Bool {
+        name == OptionSpec.cacheDirectory.name
+            || commands.contains { $0.spec.options.contains { $0.name == name && $0.valueName != nil } }
+    }
+
     static func command(named name: String) throws -> any Command.Type {
         guard let command = commands.first(where: { $0.spec.name == name }) else {
             if name.hasPrefix("-") {
-                throw UsageError(description: "unknown option '\(name)'; options follow a command")
+                throw UsageError(description: "unknown option '\(name)'")
             }
             throw UsageError(description: "unknown command '\(name)'")
         }
@@ -76,13 +107,13 @@ struct NotesOffline {
         return """
             notes-offline \(version): keep an offline cache of notes pages fetched over HTTP.
 
-            Usage: notes-offline COMMAND [ARGUMENTS] [OPTIONS]
+            Usage: notes-offline [OPTIONS] COMMAND [ARGUMENTS] [OPTIONS]
                    notes-offline help COMMAND      every option of a command, with examples
 
             Commands:
             \(list.joined(separator: "\n"))
 
-            Options every command takes:
+            Options every command takes (before or after the command word):
               --cache-dir DIR   the cache folder (default: \(NotesLibrary.defaultRoot.path(percentEncoded: false)))
               --help            help for the command
               --version         the version

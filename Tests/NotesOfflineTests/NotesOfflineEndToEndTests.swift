@@ -225,6 +225,37 @@ import Darwin
         expectOneLineError(try cli.run(["fetch", "http://a/", "--timeout", "-3"]), containing: "--timeout", status: 2)
     }
 
+    @Test func optionsMayComeBeforeOrAfterTheCommandWord() throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        server.setPage("/a.html", .init(Self.note("Alpha", "first"), etag: "\"a1\""))
+        let page = server.url("/a.html").absoluteString
+        let folder = cacheURL.path(percentEncoded: false)
+        let fetched = try cli.run(["--cache-dir", folder, "--timeout", "5", "fetch", page], withCacheDirectory: false)
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let before = try cli.run(["--cache-dir", folder, "list"], withCacheDirectory: false)
+        let after = try cli.run(["list", "--cache-dir", folder], withCacheDirectory: false)
+        #expect(before.status == 0 && after.status == 0)
+        #expect(before.stdout == after.stdout)
+        #expect(before.stdout.contains("Alpha"))
+        let joined = try cli.run(["--cache-dir=\(folder)", "stats"], withCacheDirectory: false)
+        #expect(joined.stdout.contains("pages:   1"), "\(joined.stdout)")
+        // A command's own option before the command word, and an option's value that is a
+        // command's name: a folder called "list", never the command.
+        let offline = try cli.run(["--offline", "fetch", page])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(offline.stdout.contains("cached"))
+        let other = cacheURL.deletingLastPathComponent().appending(path: "list").path(percentEncoded: false)
+        let named = try cli.run(["--cache-dir", other, "stats"], withCacheDirectory: false)
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout.contains("pages:   0"), "\(named.stdout)")
+        let help = try cli.run(["--cache-dir", folder, "--help"], withCacheDirectory: false)
+        #expect(help.status == 0 && help.stdout.contains("Commands:"))
+        expectOneLineError(
+            try cli.run(["--cache-dir", folder], withCacheDirectory: false), containing: "no command", status: 2)
+        expectOneLineError(try cli.run(["--bogus", "list"]), containing: "unknown option '--bogus'", status: 2)
+    }
+
     @Test func removeTakesSeveralURLsAndClearEverything() throws {
         let server = try TestHTTPServer()
         for name in ["a", "b", "c"] { server.setPage("/\(name).html", .init(Self.note(name.uppercased(), name))) }
