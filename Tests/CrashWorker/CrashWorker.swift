@@ -119,7 +119,11 @@ enum CrashWorker {
             outcome = "threw \(error)"
         }
         var usage = rusage()
+        #if os(Linux)
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)  // a plain Int32 in Darwin's headers
+        #endif
         say("outcome \(outcome)")
         say("rss-kib \(usage.ru_maxrss)")
         exit(0)
