@@ -22,7 +22,10 @@ package final class IOThreadPool: Sendable {
     package static let shared = IOThreadPool(limit: ProcessInfo.processInfo.activeProcessorCount)
 
     private struct State {
-        var jobs: [@Sendable () -> Void] = []
+        /// Queued jobs from ``head`` on; a job taken is set to `nil` at once, so that what it
+        /// captured (a cache, the values it writes) is released when it ends, not when the
+        /// array is next trimmed.
+        var jobs: [(@Sendable () -> Void)?] = []
         var head = 0
         var threads = 0
         var idle = 0
@@ -121,7 +124,7 @@ package final class IOThreadPool: Sendable {
         while let job = state.withLock({ state -> (@Sendable () -> Void)? in
             guard state.head < state.jobs.count else { return nil }
             defer { state.head += 1 }
-            return state.jobs[state.head]
+            return state.jobs[state.head].take()
         }) {
             job()
         }
@@ -172,7 +175,7 @@ package final class IOThreadPool: Sendable {
             state.wait()
             state.value.idle -= 1
         }
-        let job = state.value.jobs[state.value.head]
+        let job = state.value.jobs[state.value.head].take()
         state.value.head += 1
         // Drop finished jobs once they are most of the array: amortized O(1).
         if state.value.head >= 64 && state.value.head * 2 >= state.value.jobs.count {

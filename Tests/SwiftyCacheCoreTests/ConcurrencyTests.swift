@@ -136,6 +136,29 @@ import Testing
         #expect(!ran.withLock { $0 })
     }
 
+    @Test func aFinishedAsyncCallKeepsNothingItCapturedAlive() async throws {
+        final class Marker: Sendable {}
+        weak var cache: DiskLRUCache?
+        weak var marker: Marker?
+        do {
+            let opened = try DiskLRUCache(directory: directory.url, appVersion: 1, valueCount: 1, maxSize: 1 << 20)
+            let captured = Marker()
+            cache = opened
+            marker = captured
+            // Fewer calls than the pool's trim threshold: their jobs would otherwise stay queued.
+            for index in 0..<3 {
+                try await opened.setData([Data("v\(index)".utf8)], forKey: "k\(index)")
+                _ = try await DiskLRUCache.offload { _ = captured }
+            }
+            try await opened.close()
+        }
+        // The pool's thread lets go of a job just after resuming its caller: wait for that.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while (cache != nil || marker != nil) && ContinuousClock.now < deadline { await Task.yield() }
+        #expect(cache == nil, "a finished job still holds the cache")
+        #expect(marker == nil, "a finished job still holds what it captured")
+    }
+
     @Test(arguments: bothStorages) func asyncAPIRoundTrips(storage: DiskLRUCache.Storage) async throws {
         let cache = try openCache(directory.url, storage: storage)
         try await cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k")
