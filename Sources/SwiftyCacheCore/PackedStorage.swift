@@ -82,12 +82,16 @@ final class PackedStorage: ValueStorage {
         var nextNumber: UInt32 = 1
         /// Segments compaction deleted: never reopened by a late reader.
         var retired: Set<UInt32> = []
+        /// Segments the journal names whose header is damaged: read, never deleted.
+        var foreign: Set<UInt32> = []
         var corruptRecords = 0
         var isShutDown = false
         /// Segments written since they were last forced to stable storage, and whether a
         /// segment was created since the directory was: what ``makeDurable(operation:)`` syncs.
         var unsynced: [UInt32: SegmentFile] = [:]
         var directoryUnsynced = false
+        /// Whether ``active`` is in ``unsynced`` already.
+        var isActiveUnsynced = false
         /// The sums of ``recordBytes`` and ``liveBytes``, kept as they change: every operation
         /// asks whether compaction is due.
         private(set) var totalRecordBytes: Int64 = 0
@@ -108,7 +112,10 @@ final class PackedStorage: ValueStorage {
             totalLiveBytes -= liveBytes.removeValue(forKey: segment) ?? 0
             open[segment] = nil
             unsynced[segment] = nil
-            if active?.number == segment { active = nil }
+            if active?.number == segment {
+                active = nil
+                isActiveUnsynced = false
+            }
         }
     }
 
@@ -302,6 +309,7 @@ final class PackedStorage: ValueStorage {
                         path: segmentPath(active.number), key: key)
                 }
                 segments.active = nil
+                segments.isActiveUnsynced = false
             }
             if segments.active == nil || segments.activeEnd + Int64(record.count) > segmentSize {
                 try roll(&segments, key: key)
@@ -319,7 +327,11 @@ final class PackedStorage: ValueStorage {
             }
             segments.activeEnd += Int64(record.count)
             segments.addRecordBytes(Int64(record.count), in: active.number)
-            if !syncsWrites { segments.unsynced[active.number] = active }
+            // One dictionary write per segment between syncs, not per commit.
+            if !syncsWrites && !segments.isActiveUnsynced {
+                segments.unsynced[active.number] = active
+                segments.isActiveUnsynced = true
+            }
             return ValueLocation(segment: active.number, offset: offset)
         }
     }
@@ -362,6 +374,7 @@ final class PackedStorage: ValueStorage {
         }
         segments.open[number] = segment
         segments.active = segment
+        segments.isActiveUnsynced = !syncsWrites
         segments.activeEnd = Int64(Self.segmentHeader.count)
         segments.addRecordBytes(0, in: number)
         segments.nextNumber = number &+ 1
@@ -529,7 +542,8 @@ final class PackedStorage: ValueStorage {
             return nil
         }
         let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
-        guard segment.hasValidHeader() else { return nil }
+        // A damaged header costs nothing but the header: each record checks itself.
+        guard segment.isRegularFile() else { return nil }
         return state.withLock { segments in
             if let raced = segments.open[number] { return raced }
             guard !segments.retired.contains(number), !segments.isShutDown else { return segment }
@@ -612,22 +626,36 @@ final class PackedStorage: ValueStorage {
                 let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
                 // Without the header the file is not provably the cache's: it stays, whatever it
                 // holds (a crash can tear only `journal.segment.tmp`, see `roll`).
-                guard segment.hasValidHeader(), let size = try? fileSystem.size(of: fd) else { continue }
+                let isOwn = segment.hasValidHeader()
+                // A segment the journal names whose header is damaged still serves its records
+                // (each checks itself); it is never deleted, as it is not provably the cache's.
+                guard isOwn || (live[number] != nil && segment.isRegularFile()),
+                    let size = try? fileSystem.size(of: fd)
+                else { continue }
                 guard let bytes = live[number] else {
                     dead.append(path)
                     continue
                 }
+                if !isOwn { segments.foreign.insert(number) }
                 segments.open[number] = segment
                 segments.addRecordBytes(size - Int64(Self.segmentHeader.count), in: number)
                 segments.addLiveBytes(bytes, in: number)
-                if flags == OpenFlags.appendSegment && size < segmentSize {
+                if isOwn && flags == OpenFlags.appendSegment && size < segmentSize {
                     // Every byte of it was written by a session that closed cleanly.
                     segments.active = segment
                     segments.activeEnd = size
                 }
             }
         }
-        deleteDeadSegments(dead, afterSyncing: wipe ? [] : Array(state.withLock { $0.open.values }))
+        let kept = Array(state.withLock { $0.open.values })
+        if !deleteDeadSegments(dead, afterSyncing: wipe ? [] : kept) {
+            // What an earlier session wrote may not be on disk yet: the first rebuild or
+            // compaction of this session syncs it before replacing anything.
+            state.withLock { segments in
+                for segment in kept { segments.unsynced[segment.number] = segment }
+                segments.isActiveUnsynced = segments.active != nil
+            }
+        }
     }
 
     /// Deletes the segments no journal line names any more, once the journal and the segments
@@ -635,9 +663,11 @@ final class PackedStorage: ValueStorage {
     /// the lines that made them dead may still be only in the OS's memory. A failed sync keeps
     /// them all (the next open tries again).
     ///
+    /// Returns whether the kept segments were synced.
+    ///
     /// - Complexity: one `fsync` per segment kept, only when there is something to delete.
-    private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [SegmentFile]) {
-        guard !paths.isEmpty else { return }
+    private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [SegmentFile]) -> Bool {
+        guard !paths.isEmpty else { return false }
         do throws(SystemCallError) {
             for segment in kept { try fileSystem.fsync(segment.fd) }
             if let journal = try? fileSystem.open(directory.journalPath, flags: OpenFlags.readOnly, mode: 0) {
@@ -645,9 +675,10 @@ final class PackedStorage: ValueStorage {
                 try fileSystem.fsync(journal)
             }
         } catch {
-            return
+            return false
         }
         for path in paths { try? fileSystem.unlink(path) }
+        return true
     }
 
     func shutDown() {
@@ -655,6 +686,7 @@ final class PackedStorage: ValueStorage {
             segments.open.removeAll()
             segments.unsynced.removeAll()
             segments.active = nil
+            segments.isActiveUnsynced = false
             segments.isShutDown = true
         }
     }
@@ -686,6 +718,7 @@ final class PackedStorage: ValueStorage {
             if best.0 == segments.active?.number {
                 guard sealingActive else { return nil }
                 segments.active = nil
+                segments.isActiveUnsynced = false
             }
             return best.0
         }
@@ -702,6 +735,7 @@ final class PackedStorage: ValueStorage {
             defer {
                 segments.unsynced.removeAll()
                 segments.directoryUnsynced = false
+                segments.isActiveUnsynced = false
             }
             return (Array(segments.unsynced.values), segments.directoryUnsynced)
         }
@@ -728,6 +762,7 @@ final class PackedStorage: ValueStorage {
         state.withLock { segments in
             for segment in failed where segments.open[segment.number] != nil {
                 segments.unsynced[segment.number] = segment
+                if segment.number == segments.active?.number { segments.isActiveUnsynced = true }
             }
             segments.directoryUnsynced = segments.directoryUnsynced || directoryPending
         }
@@ -743,13 +778,14 @@ final class PackedStorage: ValueStorage {
     }
 
     /// Deletes a segment whose live records were all copied out; readers that hold it open
-    /// still read it until they let go.
+    /// still read it until they let go. One whose header is damaged is only forgotten.
     func retire(_ number: UInt32) {
-        state.withLock { segments in
+        let isOwn = state.withLock { segments in
             segments.forget(number)
             segments.retired.insert(number)
+            return segments.foreign.remove(number) == nil
         }
-        try? fileSystem.unlink(segmentPath(number))
+        if isOwn { try? fileSystem.unlink(segmentPath(number)) }
     }
 }
 
@@ -774,6 +810,9 @@ final class SegmentFile: Sendable {
         let (end, overflow) = offset.addingReportingOverflow(Int64(count))
         return !overflow && end <= size
     }
+
+    /// Whether the file is a regular file (never a FIFO, a device or a directory).
+    func isRegularFile() -> Bool { (try? fileSystem.status(of: fd))?.kind == .regular }
 
     /// Whether the file starts with the segment header (else it is not the cache's segment).
     func hasValidHeader() -> Bool {

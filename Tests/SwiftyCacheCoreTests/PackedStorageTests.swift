@@ -128,6 +128,28 @@ import Darwin
         #expect(try JournalFixture.bodyLines(in: directory.url).last == "REMOVE a")
     }
 
+    @Test func aDamagedSegmentHeaderCostsOnlyTheHeader() throws {
+        let cache = try openPacked(segmentSize: 128)
+        for index in 0..<6 { try cache.set("k\(index)", String(repeating: "v", count: 30), "\(index)") }
+        try cache.close()
+        let first = directory.appending("segment-00000001.pack")
+        var bytes = try Data(contentsOf: first)
+        bytes[3] ^= 0x10  // inside "swiftycache.seg\n"
+        try bytes.write(to: first)
+        let reopened = try openPacked(segmentSize: 128)
+        // Every record of that segment still checks out and reads.
+        for index in 0..<6 {
+            #expect(try reopened.strings("k\(index)") == [String(repeating: "v", count: 30), "\(index)"])
+        }
+        #expect(reopened.statistics.corruptRecordCount == 0)
+        // Its records compacted away, the segment is forgotten but not deleted: without its
+        // header it is not provably the cache's.
+        for index in 0..<6 { try reopened.set("k\(index)", "new", "\(index)") }
+        try reopened.compact()
+        #expect(FileManager.default.fileExists(atPath: first.path(percentEncoded: false)))
+        for index in 0..<6 { #expect(try reopened.strings("k\(index)") == ["new", "\(index)"]) }
+    }
+
     @Test func aRecordTornByACrashIsAMissAndWritingGoesOnInANewSegment() throws {
         let cache = try openPacked()
         try cache.set("a", "aaaa", "aaaa")
