@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "notes-offline", targets: ["notes-offline"]),
         .executable(name: "swiftycache-bench", targets: ["swiftycache-bench"]),
         .executable(name: "journal-fuzzer", targets: ["journal-fuzzer"]),
+        .executable(name: "packed-fuzzer", targets: ["packed-fuzzer"]),
     ],
     targets: [
         .target(name: "SwiftyCacheCore", swiftSettings: strictSettings),
@@ -38,6 +39,12 @@ let package = Package(
             name: "journal-fuzzer",
             dependencies: ["SwiftyCacheCore"],
             path: "Fuzz/JournalFuzzer",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "packed-fuzzer",
+            dependencies: ["SwiftyCacheCore"],
+            path: "Fuzz/PackedFuzzer",
             swiftSettings: strictSettings
         ),
         .executableTarget(
