@@ -116,11 +116,20 @@ struct NotesLibrary: Sendable {
             }
             throw FetchError(description: "cannot open the cache at \(path): \(cause?.message ?? error.message)")
         }
-        if let reason = pages.recoveryReport.wipeReason {
+        let report = pages.recoveryReport
+        if let reason = report.wipeReason {
             FileHandle.standardError.write(
                 Data(
                     "notes-offline: warning: the cache's journal was damaged (\(reason)); its pages were dropped\n".utf8
                 ))
+        } else if report.damagedJournalLines > 0 {
+            // A damaged line costs the pages it names, never the others.
+            let lines = report.damagedJournalLines == 1 ? "1 line" : "\(report.damagedJournalLines) lines"
+            let dropped = report.droppedDamagedEntries == 1 ? "1 page" : "\(report.droppedDamagedEntries) pages"
+            FileHandle.standardError.write(
+                Data(
+                    "notes-offline: warning: the cache's journal was damaged (\(lines) skipped); \(dropped) dropped\n"
+                        .utf8))
         }
         return pages
     }

@@ -57,6 +57,8 @@ extension CacheState {
             table.removeAll()
             report.wipeReason = corruption.description + " (read-only: nothing was deleted; the cache reads as empty)"
         }
+        report.damagedJournalLines = summary.damagedLines.count
+        report.droppedDamagedEntries = dropEntriesNamed(byDamagedLines: summary.damagedLines, removedKeys: &removedKeys)
         for index in table.indicesInStorageOrder where table[index].isBeingEdited {
             table.remove(at: index)
             report.droppedIncompleteEntries += 1

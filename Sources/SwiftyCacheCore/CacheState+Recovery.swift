@@ -57,7 +57,10 @@ extension CacheState {
             try wipe(reason: corruption.description, knownKeys: known, report: &report)
             return report
         }
-        redundantOpCount = summary.recordCount - table.count
+        let damaged = dropEntriesNamed(byDamagedLines: summary.damagedLines, removedKeys: &removedKeys)
+        report.damagedJournalLines = summary.damagedLines.count
+        report.droppedDamagedEntries = damaged
+        redundantOpCount = max(0, summary.recordCount - table.count)
         let dropped = dropIncompleteEntries(removedKeys: &removedKeys)
         guard let total = committedTotal() else {
             let known = removedKeys.union(table.allKeys)
@@ -66,10 +69,11 @@ extension CacheState {
         }
         size = total
         report.droppedIncompleteEntries = dropped
-        if !closedCleanly || dropped > 0 || summary.hasUnterminatedLine {
+        if !closedCleanly || dropped > 0 || damaged > 0 || summary.hasUnterminatedLine {
             sweep(knownKeys: removedKeys, wipe: false, report: &report)
         }
-        let appendsCleanly = closedCleanly && dropped == 0 && !summary.hasUnterminatedLine
+        let appendsCleanly =
+            closedCleanly && dropped == 0 && summary.damagedLines.isEmpty && !summary.hasUnterminatedLine
         storage.recover(table: table, wipe: false, closedCleanly: appendsCleanly)
         if replayFormat != journal.format {
             // A file-storage journal, replayed: rewritten in packed format, every entry's values
@@ -77,8 +81,9 @@ extension CacheState {
             try rebuildJournal()
             report.rebuiltJournal = true
             report.migratedFromFileStorage = true
-        } else if summary.hasUnterminatedLine {
-            // Never append after a torn line: rewrite the journal from what was read.
+        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty {
+            // Never append after a torn line, nor keep damaged ones: rewrite the journal from
+            // what was read.
             try rebuildJournal()
             report.rebuiltJournal = true
         } else {

@@ -128,7 +128,7 @@ struct CacheState {
     func compactJournal() -> CompactJournal {
         CompactJournal(
             header: journal.header(), table: table, removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
-            storesLocations: journal.format.storesLocations)
+            format: journal.format)
     }
 
     /// Begins a rebuild of the journal whose bulk is written outside the lock, when one is

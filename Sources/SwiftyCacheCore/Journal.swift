@@ -44,12 +44,15 @@
 ///     2
 ///     16384
 ///
-///     CLEAN 3400330d1dfc7f3f7f4b8d4d803dfcf6 832 21054 1 16
-///     CLEAN 335c4c6028171cfddfbaae1a9c313c52 3934 2342 1 905
-///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6
-///     MOVE 335c4c6028171cfddfbaae1a9c313c52 2 16
+///     CLEAN 3400330d1dfc7f3f7f4b8d4d803dfcf6 832 21054 1 16 ~b542c4fe2c1d212e
+///     CLEAN 335c4c6028171cfddfbaae1a9c313c52 3934 2342 1 905 ~78564266fd670164
+///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6 ~b542c4fe2228c397
+///     MOVE 335c4c6028171cfddfbaae1a9c313c52 2 16 ~785642662547476f
 ///
-/// The fifth header line is the directory's inline limit: a slot longer than it is a file.
+/// The fifth header line is the directory's inline limit: a slot longer than it is a file. Each
+/// body line ends with its check (``JournalLineCheck``: ` ~`, the key's tag and the line's
+/// checksum), so that a damaged line costs the entry it names, not the cache; journals written
+/// before the check existed have lines without it, which read as they always did.
 package enum Journal {
     static let fileName = "journal"
     static let temporaryFileName = "journal.tmp"
@@ -163,6 +166,10 @@ package enum Journal {
         let summary = parser.finish()
         if summary.firstLine == .foreign { throw Corruption(description: "not a DiskLruCache journal") }
         if let corruption = summary.corruption { throw corruption }
+        if let damaged = summary.damagedLines.first {
+            throw Corruption(
+                description: "a journal line fails its check: \(String(decoding: damaged.prefix(200), as: UTF8.self))")
+        }
         return Contents(records: records, hasUnterminatedLine: summary.hasUnterminatedLine)
     }
 
@@ -173,24 +180,28 @@ package enum Journal {
     package static func appendLine(
         _ operation: Operation, key: String, format: Format = .files, to buffer: inout [UInt8]
     ) {
+        let start = buffer.count
         switch operation {
         case .clean(let lengths, let location):
-            appendCleanLine(
-                key: key, lengths: lengths, location: format.storesLocations ? location : nil, to: &buffer)
-        case .dirty: appendLine(verb: "DIRTY ", key: key, to: &buffer)
-        case .remove: appendLine(verb: "REMOVE ", key: key, to: &buffer)
-        case .read: appendLine(verb: "READ ", key: key, to: &buffer)
+            appendCleanBody(key: key, lengths: lengths, location: format.storesLocations ? location : nil, to: &buffer)
+        case .dirty: appendBody(verb: "DIRTY ", key: key, to: &buffer)
+        case .remove: appendBody(verb: "REMOVE ", key: key, to: &buffer)
+        case .read: appendBody(verb: "READ ", key: key, to: &buffer)
         case .move(let location):
             appendBytes(of: "MOVE ", to: &buffer)
             appendBytes(of: key, to: &buffer)
             appendLocation(location, to: &buffer)
-            buffer.append(UInt8(ascii: "\n"))
         }
+        // Packed journals (a format of our own) check every line; Java's has no room for it.
+        if format.storesLocations { JournalLineCheck.append(key: key, lineStart: start, to: &buffer) }
+        buffer.append(UInt8(ascii: "\n"))
     }
 
     /// `CLEAN key len0 len1 …`, then the segment and offset when `location` is given (packed
-    /// journals), and a newline.
-    static func appendCleanLine(key: String, lengths: SlotLengths, location: ValueLocation?, to buffer: inout [UInt8]) {
+    /// journals), without the line's end.
+    private static func appendCleanBody(
+        key: String, lengths: SlotLengths, location: ValueLocation?, to buffer: inout [UInt8]
+    ) {
         appendBytes(of: "CLEAN ", to: &buffer)
         appendBytes(of: key, to: &buffer)
         for length in lengths {
@@ -198,7 +209,6 @@ package enum Journal {
             appendDecimal(length, to: &buffer)
         }
         if let location { appendLocation(location, to: &buffer) }
-        buffer.append(UInt8(ascii: "\n"))
     }
 
     private static func appendLocation(_ location: ValueLocation, to buffer: inout [UInt8]) {
@@ -209,10 +219,9 @@ package enum Journal {
     }
 
     @inline(__always)
-    private static func appendLine(verb: StaticString, key: String, to buffer: inout [UInt8]) {
+    private static func appendBody(verb: StaticString, key: String, to buffer: inout [UInt8]) {
         appendBytes(of: verb, to: &buffer)
         appendBytes(of: key, to: &buffer)
-        buffer.append(UInt8(ascii: "\n"))
     }
 
     @inline(__always)

@@ -52,6 +52,9 @@ struct JournalParser {
         var unterminatedByteCount: Int
         /// The keys named by lines after the corruption (for deleting only the cache's files).
         var keysAfterCorruption: Set<String>
+        /// Packed journals: lines whose check failed, skipped; the entries they may name must be
+        /// dropped (see ``JournalLineCheck``).
+        var damagedLines: [[UInt8]] = []
     }
 
     let valueCount: Int
@@ -67,6 +70,13 @@ struct JournalParser {
     private var corruption: Journal.Corruption?
     private var keysAfterCorruption: Set<String> = []
     private var bytesAfterCorruption: Int64 = 0
+    private var damagedLines: [[UInt8]] = []
+    private var damagedByteCount = 0
+    /// Whether a line with a check was seen: from then on, a line without one is damage.
+    private var seenCheckedLine = false
+    /// Past this many damaged lines (or bytes of them) the journal is corrupt as a whole.
+    static let maximumDamagedLines = 1_024
+    static let maximumDamagedBytes = 1 << 20
     /// The longest line past which a journal is corrupt whatever it holds: a key and a length of
     /// up to 20 characters per slot fit with room to spare.
     static let keyAllowance = 64 << 10
@@ -132,7 +142,7 @@ struct JournalParser {
         return Summary(
             firstLine: firstLine, corruption: corruption, recordCount: recordCount,
             hasUnterminatedLine: !pending.isEmpty, unterminatedByteCount: pending.count,
-            keysAfterCorruption: keysAfterCorruption)
+            keysAfterCorruption: keysAfterCorruption, damagedLines: corruption == nil ? damagedLines : [])
     }
 
     private mutating func appendPending(_ bytes: UnsafeRawBufferPointer) {
@@ -174,6 +184,7 @@ struct JournalParser {
             corruption = Journal.Corruption(description: "a journal line is longer than \(maximumLineLength) bytes")
             return
         }
+        if format.storesLocations && handleCheckedLine(line, body) { return }
         switch Self.parseBodyLine(line, valueCount: valueCount, storesLocations: format.storesLocations) {
         case .success(let record):
             body(record.key, record.operation)
@@ -184,6 +195,41 @@ struct JournalParser {
         }
     }
 
+    /// A line of a packed journal with its check (``JournalLineCheck``): passed on when the
+    /// check holds, kept as damage when it fails, or when it has none after a line that had
+    /// one. Returns `false` for a line without a check before any had one (a journal an
+    /// earlier release wrote), which the old rules read.
+    private mutating func handleCheckedLine(
+        _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (String, Journal.Operation) -> Void
+    ) -> Bool {
+        guard let checked = JournalLineCheck.split(line) else {
+            if seenCheckedLine { noteDamaged(line) }
+            return seenCheckedLine
+        }
+        seenCheckedLine = true
+        guard checked.isIntact,
+            case .success(let record) = Self.parseBodyLine(checked.body, valueCount: valueCount, storesLocations: true)
+        else {
+            noteDamaged(line)
+            return true
+        }
+        body(record.key, record.operation)
+        recordCount += 1
+        return true
+    }
+
+    /// Keeps a damaged line for the replay to drop what it names; past the bounds, the journal
+    /// is corrupt as a whole.
+    private mutating func noteDamaged(_ line: Slice<UnsafeBufferPointer<UInt8>>) {
+        damagedByteCount += line.count
+        guard damagedLines.count < Self.maximumDamagedLines, damagedByteCount <= Self.maximumDamagedBytes else {
+            corruption = Journal.Corruption(description: "more than \(damagedLines.count) damaged journal lines")
+            collectKey(from: line)
+            return
+        }
+        damagedLines.append(Array(line))
+    }
+
     private mutating func classifyFirstLine(_ line: ArraySlice<UInt8>, isComplete: Bool) {
         line.withUnsafeBufferPointer { classifyFirstLine($0[...], isComplete: isComplete) }
     }
@@ -191,6 +237,9 @@ struct JournalParser {
     private mutating func classifyFirstLine(_ line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) {
         firstLine = Self.classify(firstLine: line, isComplete: isComplete)
         if firstLine == expectedFirstLine { lineNumber = 1 }
+        // A packed magic with a flipped bit: kept as a damaged line (it names no entry), so
+        // that the journal is rewritten whole.
+        if firstLine == .packedMagic && !line.elementsEqual(Journal.packedMagic.utf8) { noteDamaged(line) }
     }
 
     /// What a file's first line (without its line end) says: `isComplete` when a newline ended
@@ -202,6 +251,13 @@ struct JournalParser {
         if isComplete, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if line.elementsEqual(magic) && isComplete { return .magic }
         if line.elementsEqual(packedMagic) && isComplete { return .packedMagic }
+        // A packed journal's magic with one bit flipped (our format: damage stays local); the
+        // Java magic stays exact, as Java reads it.
+        if isComplete && line.count == packedMagic.count
+            && zip(line, packedMagic).reduce(0, { $0 + ($1.0 ^ $1.1).nonzeroBitCount }) == 1
+        {
+            return .packedMagic
+        }
         if line.isEmpty && !isComplete { return .damaged }  // an empty file
         if line.first == 0 { return .damaged }  // zeros where the data should be, as a power loss leaves them
         // A header torn inside its first line.

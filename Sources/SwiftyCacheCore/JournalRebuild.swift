@@ -8,23 +8,23 @@ struct CompactJournal {
     let header: [UInt8]
     let table: EntryTable
     let removedKeys: Set<String>
-    let storesLocations: Bool
+    let format: Journal.Format
 
     /// The journal's bytes.
     ///
     /// - Complexity: O(n) in the entries.
     func bytes() -> [UInt8] {
         var bytes = header
-        bytes.reserveCapacity(bytes.count + table.count * 48)
-        for key in removedKeys { Journal.appendLine(.remove, key: key, to: &bytes) }
+        bytes.reserveCapacity(bytes.count + table.count * (format.storesLocations ? 72 : 48))
+        for key in removedKeys { Journal.appendLine(.remove, key: key, format: format, to: &bytes) }
         var cursor = table.eldest
         while cursor != -1 {
             let entry = table[cursor]
             if entry.isBeingEdited && entry.isDirtyJournaled {
-                Journal.appendLine(.dirty, key: entry.key, to: &bytes)
+                Journal.appendLine(.dirty, key: entry.key, format: format, to: &bytes)
             } else if entry.isReadable {
-                Journal.appendCleanLine(
-                    key: entry.key, lengths: entry.lengths, location: storesLocations ? entry.location : nil,
+                Journal.appendLine(
+                    .clean(lengths: entry.lengths, location: entry.location), key: entry.key, format: format,
                     to: &bytes)
             }
             cursor = table.indexAfter(cursor)

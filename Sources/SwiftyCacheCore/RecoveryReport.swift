@@ -24,6 +24,13 @@ public struct RecoveryReport: Sendable, Hashable {
     /// `ObjectCache` directory of an earlier release): its entries were kept, their values
     /// staying files until they are next written. See ``DiskLRUCache/Storage``.
     public var migratedFromFileStorage = false
+    /// Packed storage: journal lines whose check failed (a flipped bit, a damaged block). Each
+    /// was skipped, and the entries it may name were dropped rather than trusted; the rest of
+    /// the journal was replayed. See ``droppedDamagedEntries``.
+    public var damagedJournalLines = 0
+    /// Entries dropped because a damaged journal line may name them (usually one per line):
+    /// they read as misses, never as an older value.
+    public var droppedDamagedEntries = 0
     /// Whether the index was loaded from the snapshot the previous `close()` left with the
     /// clean marker, instead of replaying the journal (which the marker showed unchanged).
     public var loadedIndexSnapshot = false

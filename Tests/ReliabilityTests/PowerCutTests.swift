@@ -62,7 +62,13 @@ import Darwin
         let deadline = ContinuousClock.now + .seconds(60)
         while try runCommand(["umount", mountPoint]).status != 0 {
             guard ContinuousClock.now < deadline else {
-                print("still open on \(mountPoint): \((try? runCommand(["fuser", "-vm", mountPoint]))?.output ?? "?")")
+                // Which of this process's descriptors point into the file system, if any.
+                let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+                let held = descriptors.compactMap { fd in
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))
+                        .flatMap { $0.hasPrefix(mountPoint) ? "\(fd) -> \($0)" : nil }
+                }
+                print("still open on \(mountPoint), by this process: \(held)")
                 return false
             }
             usleep(10_000)
@@ -122,6 +128,9 @@ import Darwin
                 // The file system is gone: what follows fails, and must not crash.
                 _ = try? cache.setData([Data("late".utf8), Data("write".utf8)], forKey: "late")
                 try? cache.close()
+                // A compaction or rebuild still running in the background keeps the cache, and
+                // its descriptors, until it ends.
+                cache.waitForBackgroundWork()
             }
             mounted = false
             guard try Self.unmount(mountPoint) else {
@@ -164,6 +173,7 @@ import Darwin
                 }
             }
             try cache.close()
+            cache.waitForBackgroundWork()
         }
         print(
             "power cuts, \(storage), syncsWrites \(syncsWrites): \(Self.cuts) cuts after \(operations) operations; "

@@ -248,7 +248,8 @@ import Darwin
         let size =
             try FileManager.default.attributesOfItem(
                 atPath: directory.appending("journal").path(percentEncoded: false))[.size] as? Int ?? 0
-        #expect(size < 40 << 10, "journal is \(size) bytes")
+        // Without rebuilds, 12,000 READ lines: 150 KiB (330 KiB with packed lines' checks).
+        #expect(size < 64 << 10, "journal is \(size) bytes")
         try cache.close()
         #expect(try openCache(directory.url, storage: storage).strings("b") == ["b", "b"])
     }

@@ -63,7 +63,11 @@ import Darwin
         #expect(try segmentBytes() == header + record)
         #expect(
             try JournalFixture.allLines(in: directory.url) == [
-                "swiftycache.packed", "1", String(testAppVersion), "2", "16384", "", "CLEAN k1 3 2 1 16",
+                "swiftycache.packed", "1", String(testAppVersion), "2", "16384", "",
+                // The line, then its check: ` ~`, the key's tag and the line's checksum (the low
+                // 32 bits of XXH64 of "k1", and of the line before ` ~` with the seed
+                // 0x6A6F75726E616C21); the values agree with Python's `xxhash` package.
+                "CLEAN k1 3 2 1 16 ~dff407d3314a26a7",
             ])
         #expect(
             try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock", "segment-00000001.pack"])
@@ -148,6 +152,70 @@ import Darwin
         try reopened.compact()
         #expect(FileManager.default.fileExists(atPath: first.path(percentEncoded: false)))
         for index in 0..<6 { #expect(try reopened.strings("k\(index)") == ["new", "\(index)"]) }
+    }
+
+    @Test func aDamagedJournalLineCostsTheEntriesItNamesNotTheCache() throws {
+        let cache = try openPacked()
+        for index in 0..<5 { try cache.set("k\(index)", "v\(index)", "w\(index)") }
+        try cache.set("k2", "new", "value")
+        cache.simulateCrash()
+        // Flip a bit in the first line of k2 (its old value), and one in the magic.
+        var text = try JournalFixture.readFile("journal", in: directory.url)
+        text = text.replacingOccurrences(of: "CLEAN k2 2 2", with: "CLEAN k2 3 2")
+        text = text.replacingOccurrences(of: "swiftycache.packed", with: "swiftycache.packee")
+        try JournalFixture.writeFile("journal", text, in: directory.url)
+        let reopened = try openPacked()
+        // k2 is dropped, not left at either value: the damaged line might have been its last.
+        #expect(try reopened.strings("k2") == nil)
+        for index in [0, 1, 3, 4] { #expect(try reopened.strings("k\(index)") == ["v\(index)", "w\(index)"]) }
+        #expect(reopened.recoveryReport.damagedJournalLines == 2)
+        #expect(reopened.recoveryReport.droppedDamagedEntries == 1)
+        #expect(!reopened.recoveryReport.wasWiped)
+        // The journal was rewritten whole: magic and lines intact again.
+        #expect(try JournalFixture.allLines(in: directory.url).first == "swiftycache.packed")
+        #expect(try JournalFixture.bodyLines(in: directory.url).count == 4)
+    }
+
+    @Test func aDamagedKeyIsFoundByItsTag() throws {
+        let cache = try openPacked()
+        try cache.set("key3", "old", "w")
+        for index in 0..<5 { try cache.set("key\(index)", "v\(index)", "w") }
+        cache.simulateCrash()
+        // The damage hits the key of key3's last line: it reads "kez3", a key that does not
+        // exist. Skipping that line alone would leave key3 at its old value.
+        var text = try JournalFixture.readFile("journal", in: directory.url)
+        let last = try #require(text.range(of: "CLEAN key3 2 1", options: .backwards))
+        text.replaceSubrange(last, with: "CLEAN kez3 2 1")
+        try JournalFixture.writeFile("journal", text, in: directory.url)
+        let reopened = try openPacked()
+        #expect(try reopened.strings("key3") == nil)
+        #expect(try reopened.strings("kez3") == nil)
+        for index in [0, 1, 2, 4] { #expect(try reopened.strings("key\(index)") == ["v\(index)", "w"]) }
+        #expect(reopened.recoveryReport.droppedDamagedEntries == 1)
+    }
+
+    @Test func aJournalOfAnEarlierReleaseWithoutChecksReadsAndGainsThem() throws {
+        // Lines without checks, as packed journals were written before: read by the old rules.
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let first = try openPacked()
+        try first.set("a", "aa", "aa")
+        try first.close()
+        let record = try segmentBytes()
+        try FileManager.default.removeItem(at: directory.url)
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try Data(record).write(to: directory.appending("segment-00000001.pack"))
+        try JournalFixture.writeFile(
+            "journal", "swiftycache.packed\n1\n\(testAppVersion)\n2\n16384\n\nCLEAN a 2 2 1 16\n", in: directory.url)
+        let reopened = try openPacked()
+        #expect(try reopened.strings("a") == ["aa", "aa"])
+        try reopened.set("b", "bb", "bb")
+        try reopened.close()
+        let lines = try JournalFixture.allLines(in: directory.url).dropFirst(6)
+        #expect(lines.first == "CLEAN a 2 2 1 16")
+        #expect(lines.dropFirst().allSatisfy { $0.contains(" ~") })
+        let third = try openPacked()
+        #expect(try third.strings("a") == ["aa", "aa"])
+        #expect(try third.strings("b") == ["bb", "bb"])
     }
 
     @Test func aRecordTornByACrashIsAMissAndWritingGoesOnInANewSegment() throws {

@@ -12,17 +12,29 @@ public enum JournalFixture {
     public static func bodyLines(in directory: URL) throws -> [String] {
         let lines = try allLines(in: directory)
         guard lines.first == packedMagic else { return Array(lines.dropFirst(5)) }
-        return lines.dropFirst(6).compactMap { line in
+        return lines.dropFirst(6).map(withoutCheck).compactMap { line in
             if line.hasPrefix("MOVE ") { return nil }
             guard line.hasPrefix("CLEAN ") else { return line }
             return line.split(separator: " ").dropLast(2).joined(separator: " ")
         }
     }
 
-    /// The body lines of the journal in `directory`, as they are.
+    /// The body lines of the journal in `directory` as they are, but for the check a packed
+    /// journal's lines end with (` ~` and 16 hex digits, see `JournalLineCheck`), which
+    /// ``allLines(in:)`` keeps.
     public static func rawBodyLines(in directory: URL) throws -> [String] {
         let lines = try allLines(in: directory)
-        return Array(lines.dropFirst(lines.first == packedMagic ? 6 : 5))
+        guard lines.first == packedMagic else { return Array(lines.dropFirst(5)) }
+        return lines.dropFirst(6).map(withoutCheck)
+    }
+
+    /// `line` without a packed journal line's check, if it ends with one.
+    public static func withoutCheck(_ line: String) -> String {
+        let utf8 = Array(line.utf8)
+        guard utf8.count > 18, utf8[utf8.count - 18] == UInt8(ascii: " "), utf8[utf8.count - 17] == UInt8(ascii: "~"),
+            utf8.suffix(16).allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return line }
+        return String(decoding: utf8.dropLast(18), as: UTF8.self)
     }
 
     /// The names in `directory` other than packed segments, sorted.

@@ -7,10 +7,19 @@ public final class TemporaryDirectory: Sendable {
     /// The directory's URL.
     public let url: URL
 
-    public init(_ name: String = #function) {
+    /// - Parameters:
+    ///   - name: Part of the directory's name, for finding it while a test runs.
+    ///   - inMemory: Whether to place it on a memory file system (`/dev/shm`) where there is
+    ///     one: for tests about bytes, not durability, whose `fsync`s would otherwise wait for
+    ///     the disk.
+    public init(_ name: String = #function, inMemory: Bool = false) {
         let safeName = name.filter { $0.isLetter || $0.isNumber }.prefix(40)
-        url = FileManager.default.temporaryDirectory
-            .appending(path: "swiftycache-\(safeName)-\(UUID().uuidString.prefix(8))", directoryHint: .isDirectory)
+        let memory = URL(filePath: "/dev/shm", directoryHint: .isDirectory)
+        let base =
+            inMemory && FileManager.default.isWritableFile(atPath: memory.path(percentEncoded: false))
+            ? memory : FileManager.default.temporaryDirectory
+        url = base.appending(
+            path: "swiftycache-\(safeName)-\(UUID().uuidString.prefix(8))", directoryHint: .isDirectory)
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

@@ -1,0 +1,100 @@
+/// The check every line of a packed journal ends with, so that damage to one line costs the
+/// entry it names, not the cache: ` ~`, then 16 lower-case hex digits, the key's tag and the
+/// line's checksum (the low 32 bits of XXH64, of the key's bytes and of the line's bytes before
+/// ` ~`):
+///
+///     CLEAN 3400330d1dfc7f3f 832 21054 1 16 ~5e1c0a3b9d27f4c1
+///           └ key ┘                           └ tag ──┘└ sum ──┘
+///
+/// A line whose checksum fails is skipped, and the entries it may name are dropped after the
+/// replay (a miss, never an older value): its key when it still reads as one, and any key
+/// whose tag the line carries, in case the damage hit the key itself (see
+/// `CacheState.dropEntriesNamedBy(damagedLines:)`). Journals of earlier releases have no
+/// check: their lines are read with the old rules until the first checked line, after which a
+/// line without a valid check is damage.
+enum JournalLineCheck {
+    /// The bytes ` ~` that start the check.
+    static let marker: (UInt8, UInt8) = (UInt8(ascii: " "), UInt8(ascii: "~"))
+    /// ` ~` and 16 hex digits.
+    static let length = 18
+
+    /// The tag of a key: the low 32 bits of its XXH64.
+    static func tag(of key: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: XXHash64.hash(key))
+    }
+
+    static func tag(of key: String) -> UInt32 {
+        var key = key
+        return key.withUTF8 { tag(of: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The checksum of a line's bytes before its check.
+    static func sum(of line: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: XXHash64.hash(line, seed: 0x6A6F_7572_6E61_6C21))
+    }
+
+    /// Appends the check of the line that starts at `lineStart` in `buffer` (without its
+    /// newline) and names `key`.
+    ///
+    /// - Complexity: O(line length), one hash of the key and one of the line.
+    static func append(key: String, lineStart: Int, to buffer: inout [UInt8]) {
+        let sum = buffer.withUnsafeBytes { bytes in Self.sum(of: UnsafeRawBufferPointer(rebasing: bytes[lineStart...]))
+        }
+        buffer.append(marker.0)
+        buffer.append(marker.1)
+        appendHex(tag(of: key), to: &buffer)
+        appendHex(sum, to: &buffer)
+    }
+
+    /// What a line's end says: `nil` when it carries no check; otherwise the line without it,
+    /// the tag, and whether the checksum holds.
+    static func split(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> (
+        body: Slice<UnsafeBufferPointer<UInt8>>, tag: UInt32, isIntact: Bool
+    )? {
+        guard line.count > length else { return nil }
+        let start = line.endIndex - length
+        guard line[start] == marker.0, line[start + 1] == marker.1,
+            let tag = parseHex(line[(start + 2)..<(start + 10)]),
+            let sum = parseHex(line[(start + 10)..<line.endIndex])
+        else { return nil }
+        let body = line[line.startIndex..<start]
+        return (body, tag, self.sum(of: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: body))) == sum)
+    }
+
+    /// Every tag a damaged line may carry: eight hex digits after each `~` in it.
+    static func tags(in line: [UInt8]) -> [UInt32] {
+        line.withUnsafeBufferPointer { buffer in
+            var tags: [UInt32] = []
+            var index = buffer.startIndex
+            while let tilde = buffer[index...].firstIndex(of: marker.1) {
+                if tilde + 9 <= buffer.endIndex, let tag = parseHex(buffer[(tilde + 1)..<(tilde + 9)]) {
+                    tags.append(tag)
+                }
+                index = tilde + 1
+            }
+            return tags
+        }
+    }
+
+    private static func appendHex(_ value: UInt32, to buffer: inout [UInt8]) {
+        for shift in stride(from: 28, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: value >> UInt32(shift)) & 0xF
+            buffer.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+        }
+    }
+
+    private static func parseHex(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt32? {
+        guard digits.count == 8 else { return nil }
+        var value: UInt32 = 0
+        for byte in digits {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+}
