@@ -98,6 +98,8 @@ struct CacheDirectory: Sendable {
         /// A segment being created (packed storage): written under this name, then linked to
         /// its own, so that a crash can tear only a file of this name.
         case newSegment
+        /// The space a packed cache sets aside for a full disk (``SpaceReserve``).
+        case spaceReserve
     }
 
     /// The name a new segment is written under before it gets its own (``OwnFile/newSegment``).
@@ -114,6 +116,7 @@ struct CacheDirectory: Sendable {
         case lockFileName: return .lock
         case cleanMarkerFileName: return .cleanMarker
         case newSegmentFileName: return .newSegment
+        case SpaceReserve.fileName: return .spaceReserve
         default:
             let prefix = Journal.backupFileName + "."
             guard name.hasPrefix(prefix), name.hasSuffix(".tmp") else { return nil }

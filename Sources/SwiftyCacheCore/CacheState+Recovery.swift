@@ -259,7 +259,7 @@ extension CacheState {
             if let role = CacheDirectory.ownFile(named: name) {
                 switch role {
                 case .temporaryJournal, .trash, .newSegment: break
-                case .journal, .backupJournal: guard wipe else { continue }
+                case .journal, .backupJournal, .spaceReserve: guard wipe else { continue }
                 case .lock, .cleanMarker: continue
                 }
                 if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }

@@ -361,7 +361,7 @@ struct CacheState {
         guard !indices.isEmpty else { return true }
         for index in indices { journal.append(.remove, key: table[index].key) }
         do {
-            try journal.flush(operation: operation, key: key)
+            try journal.flush(operation: operation, key: key, freesSpace: true)
         } catch {
             return false
         }

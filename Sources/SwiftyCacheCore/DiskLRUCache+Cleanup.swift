@@ -17,6 +17,8 @@ extension DiskLRUCache {
             }
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
             if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
+            // Once compaction made room again, the space for the next full disk is set aside.
+            self.spaceReserve?.ensure()
         }
     }
 
@@ -64,7 +66,12 @@ extension DiskLRUCache {
                 return packed.compactionCandidate(sealingActive: untilClean)
             }
             guard let victim else { return }
-            try compact(segment: victim, in: packed)
+            do {
+                try compact(segment: victim, in: packed)
+            } catch  where SpaceReserve.isNoSpace(error) && spaceReserve?.release() == true {
+                // A full disk: the reserve holds the room to copy one segment's records out.
+                try compact(segment: victim, in: packed)
+            }
         }
     }
 

@@ -55,6 +55,8 @@ public final class DiskLRUCache: Sendable {
     let packedReference: Unmanaged<PackedStorage>?
     let state: LockedState<CacheState>
     let cleanupQueue: DispatchQueue
+    /// Packed storage: the space set aside for a full disk (see ``SpaceReserve``).
+    let spaceReserve: SpaceReserve?
     /// Held for the whole of a compaction pass, so that passes never overlap; counts them.
     /// (Not `LockedState<Void>`: ThreadSanitizer reports accesses to an empty state as races.)
     let compactionGate = LockedState(0)
@@ -138,9 +140,16 @@ public final class DiskLRUCache: Sendable {
                 syncsWrites: options.syncsWrites, isReadOnly: options.readOnly,
                 segmentSize: max(64, options.packedSegmentSize))
         }
-        let journal = JournalWriter(
+        var journal = JournalWriter(
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,
             format: format)
+        // A packed cache that writes keeps one segment's worth of space aside for a full disk
+        // (no more than it may hold).
+        let spaceReserve =
+            (format.storesLocations && !options.readOnly)
+            ? SpaceReserve(directory: cacheDirectory, size: min(Int64(maxSize), max(64, options.packedSegmentSize)))
+            : nil
+        journal.reserve = spaceReserve
         var state = CacheState(
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
             isReadOnly: options.readOnly)
@@ -175,6 +184,9 @@ public final class DiskLRUCache: Sendable {
         self.packedStorage = storage as? PackedStorage
         self.packedReference = packedStorage.map { Unmanaged.passUnretained($0) }
         self.cleanupQueue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
+        self.spaceReserve = spaceReserve
+        // Once per directory: a segment's worth of zeros, written to the page cache.
+        spaceReserve?.ensure()
         let needsCleanup = state.claimCleanup()
         self.state = LockedState(state)
         if needsCleanup { scheduleCleanup() }

@@ -26,6 +26,9 @@ final class JournalOutput: @unchecked Sendable {
     /// A write made outside the cache lock that failed, for the next holder of the cache lock
     /// to adopt (``JournalWriter`` then stops appending, as for any failed write).
     private var deferredFailure: CacheError?
+    /// The journal file's size, kept as every write goes through (`nil` when unknown): what a
+    /// write that failed for lack of space is cut back to.
+    var size: Int64?
 
     init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -45,6 +48,36 @@ final class JournalOutput: @unchecked Sendable {
     /// Records the failure of a write outside the cache lock. Call with the lock held.
     func recordFailure(_ failure: CacheError) {
         if deferredFailure == nil { deferredFailure = failure }
+    }
+
+    /// Appends `bytes` to the journal at `fd`, keeping ``size``. When the disk is full and the
+    /// cache has a ``SpaceReserve``, what the failed write left is cut off, the reserve is
+    /// freed and the write tried once more: a full disk the cache filled never stops a removal
+    /// from being journaled. Call with the lock held.
+    ///
+    /// - Complexity: One `write(2)`; on a full disk, an `ftruncate`, an `unlink` and a second one.
+    func append(
+        _ bytes: [UInt8], to fd: Int32, with fileSystem: any FileSystem, reserve: SpaceReserve?
+    ) throws(SystemCallError) {
+        do {
+            try fileSystem.writeAll(fd, bytes)
+        } catch  where error.errno == Errno.noSpace {
+            guard let known = size, let reserve, (try? fileSystem.truncate(fd, to: known)) != nil, reserve.release()
+            else {
+                size = nil
+                throw error
+            }
+            do {
+                try fileSystem.writeAll(fd, bytes)
+            } catch {
+                size = nil
+                throw error
+            }
+        } catch {
+            size = nil
+            throw error
+        }
+        size = size.map { $0 + Int64(bytes.count) }
     }
 
     /// The failure of a write outside the cache lock, once. Call with the lock held.
@@ -72,7 +105,8 @@ struct JournalReadFlush {
     func write() {
         defer { output.unlock() }
         do {
-            try fileSystem.writeAll(fd, bytes)
+            // READ lines free nothing: they never take the space reserve.
+            try output.append(bytes, to: fd, with: fileSystem, reserve: nil)
         } catch {
             output.recordFailure(CacheError.ioFailure(error, operation: "read", path: path))
         }

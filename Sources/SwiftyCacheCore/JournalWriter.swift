@@ -25,6 +25,8 @@ struct JournalWriter {
     /// Keeps the order of the file's writes when buffered `READ` lines are written outside the
     /// cache lock (``takeReadFlush()``): every write and every change of ``fd`` holds it.
     let output = JournalOutput()
+    /// Packed storage: the space set aside for a full disk (see ``SpaceReserve``).
+    var reserve: SpaceReserve?
 
     /// READ lines may stay buffered up to this many bytes.
     static let readBufferLimit = 8 << 10
@@ -53,9 +55,12 @@ struct JournalWriter {
 
     /// Writes buffered lines to the OS (not to stable storage; see ``syncIfDurable(operation:key:)``).
     ///
+    /// - Parameter freesSpace: Whether the lines record removals, which free space: on a full
+    ///   disk they may use the ``reserve``. Commits may not: the reserve is for leaving a full
+    ///   disk, not for filling it further.
     /// - Throws: ``CacheError/Code/journalUnavailable`` while an earlier failure stands, or the
     ///   write's ``CacheError/Code/ioFailure``, which then stands.
-    mutating func flush(operation: String, key: String? = nil) throws(CacheError) {
+    mutating func flush(operation: String, key: String? = nil, freesSpace: Bool = false) throws(CacheError) {
         if let failure { throw CacheError.journalUnavailable(failure, operation: operation, key: key) }
         guard !buffer.isEmpty else { return }
         output.lock()
@@ -65,7 +70,7 @@ struct JournalWriter {
             throw CacheError.journalUnavailable(deferred, operation: operation, key: key)
         }
         do {
-            try fileSystem.writeAll(fd, buffer)
+            try output.append(buffer, to: fd, with: fileSystem, reserve: freesSpace ? reserve : nil)
             buffer.removeAll(keepingCapacity: true)
         } catch {
             buffer.removeAll(keepingCapacity: true)
@@ -137,6 +142,9 @@ struct JournalWriter {
         } catch {
             throw CacheError.ioFailure(error, operation: "open", path: directory.journalPath)
         }
+        output.lock()
+        output.size = try? fileSystem.size(of: fd)
+        output.unlock()
     }
 
     /// The header every journal starts with, for a rebuild to append entries to.
@@ -157,19 +165,32 @@ struct JournalWriter {
     mutating func replace(with bytes: [UInt8]) throws(CacheError) {
         let newFile: Int32
         do {
-            newFile = try createTemporaryJournal()
+            newFile = try writeTemporaryJournal(bytes)
+        } catch  where error.errno == Errno.noSpace && reserve?.release() == true {
+            // A full disk: the reserve makes the room, once.
             do {
-                try fileSystem.writeAll(newFile, bytes)
-                try fileSystem.fsync(newFile)
+                newFile = try writeTemporaryJournal(bytes)
             } catch {
-                try? fileSystem.close(newFile)
-                try? fileSystem.unlink(directory.temporaryJournalPath)
-                throw error
+                throw recordFailure(error, path: directory.temporaryJournalPath)
             }
         } catch {
             throw recordFailure(error, path: directory.temporaryJournalPath)
         }
         try swapIn(newFile)
+    }
+
+    /// `journal.tmp` with `bytes`, synced, open; nothing left of it when it fails.
+    private func writeTemporaryJournal(_ bytes: [UInt8]) throws(SystemCallError) -> Int32 {
+        let newFile = try createTemporaryJournal()
+        do {
+            try fileSystem.writeAll(newFile, bytes)
+            try fileSystem.fsync(newFile)
+        } catch {
+            try? fileSystem.close(newFile)
+            try? fileSystem.unlink(directory.temporaryJournalPath)
+            throw error
+        }
+        return newFile
     }
 
     /// Creates an empty `journal.tmp` for a rebuild and returns it open for writing.
@@ -203,6 +224,7 @@ struct JournalWriter {
             output.lock()
             if fd >= 0 { try? fileSystem.close(fd) }
             fd = newFD
+            output.size = try? fileSystem.size(of: newFD)
             _ = output.takeFailure()
             output.unlock()
             // The renames reach the disk before the caller deletes the backup.

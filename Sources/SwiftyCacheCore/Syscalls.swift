@@ -76,6 +76,11 @@ package protocol FileSystem: Sendable {
     func rename(_ source: String, to destination: String) throws(SystemCallError)
     /// A second name for a file; fails with `EEXIST` rather than replace one (`link(2)`).
     func link(_ source: String, to destination: String) throws(SystemCallError)
+    /// Cuts an open file to `length` bytes (`ftruncate(2)`).
+    func truncate(_ fd: Int32, to length: Int64) throws(SystemCallError)
+    /// The bytes an unprivileged process may still write on the file system of `path`
+    /// (`statvfs(3)`: available blocks times the fragment size).
+    func availableSpace(atPath path: String) throws(SystemCallError) -> Int64
     func unlink(_ path: String) throws(SystemCallError)
     func mkdir(_ path: String, mode: UInt32) throws(SystemCallError)
     func rmdir(_ path: String) throws(SystemCallError)
@@ -314,6 +319,21 @@ package struct SystemFileSystem: FileSystem {
 
     package func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError) {
         try check("unlink", systemUnlink(path))
+    }
+
+    package func availableSpace(atPath path: String) throws(SystemCallError) -> Int64 {
+        var info = statvfs()
+        try check("statvfs", path.withCString { statvfs($0, &info) })
+        let (bytes, overflow) = Int64(clamping: UInt64(info.f_bavail)).multipliedReportingOverflow(
+            by: Int64(clamping: UInt64(info.f_frsize)))
+        return overflow ? Int64.max : bytes
+    }
+
+    package func truncate(_ fd: Int32, to length: Int64) throws(SystemCallError) {
+        while true {
+            if ftruncate(fd, off_t(length)) == 0 { return }
+            if errno != EINTR { throw SystemCallError(call: "ftruncate", errno: errno) }
+        }
     }
 
     package func link(_ source: String, to destination: String) throws(SystemCallError) {

@@ -15,7 +15,9 @@ import Testing
         try cache.set(note, forKey: "n")
         #expect(try JournalFixture.allLines(in: directory.url).first == "swiftycache.packed")
         #expect(
-            try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock", "segment-00000001.pack"])
+            try JournalFixture.fileNames(in: directory.url) == [
+                "journal", "journal.lock", "journal.reserve", "segment-00000001.pack",
+            ])
         // Envelope and payload: one CLEAN line naming one record, no DIRTY line before it.
         let lines = try JournalFixture.rawBodyLines(in: directory.url)
         #expect(lines.count == 1)

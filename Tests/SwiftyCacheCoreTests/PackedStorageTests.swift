@@ -70,7 +70,9 @@ import Darwin
                 "CLEAN k1 3 2 1 16 ~dff407d3314a26a7",
             ])
         #expect(
-            try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock", "segment-00000001.pack"])
+            try JournalFixture.fileNames(in: directory.url) == [
+                "journal", "journal.lock", "journal.reserve", "segment-00000001.pack",
+            ])
         #expect(try cache.strings("k1") == ["abc", "de"])
     }
 

@@ -168,6 +168,14 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("rename", path: source)
         try base.rename(source, to: destination)
     }
+    package func availableSpace(atPath path: String) throws(SystemCallError) -> Int64 {
+        try check("statvfs", path: path)
+        return try base.availableSpace(atPath: path)
+    }
+    package func truncate(_ fd: Int32, to length: Int64) throws(SystemCallError) {
+        try check("ftruncate")
+        try base.truncate(fd, to: length)
+    }
     package func link(_ source: String, to destination: String) throws(SystemCallError) {
         try check("link", path: source)
         try base.link(source, to: destination)

@@ -37,9 +37,12 @@ public enum JournalFixture {
         return String(decoding: utf8.dropLast(18), as: UTF8.self)
     }
 
-    /// The names in `directory` other than packed segments, sorted.
+    /// The names in `directory` other than packed storage's own (its segments and its space
+    /// reserve, `journal.reserve`), sorted.
     public static func fileNamesBesideSegments(in directory: URL) throws -> [String] {
-        try fileNames(in: directory).filter { !($0.hasPrefix("segment-") && $0.hasSuffix(".pack")) }
+        try fileNames(in: directory).filter {
+            !($0.hasPrefix("segment-") && $0.hasSuffix(".pack")) && $0 != "journal.reserve"
+        }
     }
 
     /// Every line of the journal, header included; a final newline does not make an empty line.

@@ -1,0 +1,60 @@
+/// A file of zeros a packed cache keeps beside its journal (`journal.reserve`), so that a disk
+/// the cache filled alone is never a dead end: when the journal cannot grow for lack of space
+/// (a removal's `REMOVE` line, a rebuild), the reserve is deleted and the write tried again;
+/// the removals then free space for compaction, which deletes dead segments and compacts the
+/// others, and the reserve is set aside again once there is room.
+///
+/// Its size is one segment: enough for compaction to copy the live records of any segment
+/// before deleting it. File storage needs none (a removal deletes files, and frees space by
+/// itself).
+struct SpaceReserve {
+    static let fileName = "journal.reserve"
+
+    let directory: CacheDirectory
+    /// The bytes set aside.
+    let size: Int64
+
+    private var fileSystem: any FileSystem { directory.fileSystem }
+    var path: String { directory.path(Self.fileName) }
+
+    /// Sets the reserve aside if it is not there and the file system has room for it twice
+    /// over (taking the last free bytes back would stop the writes it just let through): zeros
+    /// written for real (a sparse file would reserve nothing), the file deleted again if they
+    /// do not all fit. Best effort: without the room there is no reserve until later.
+    ///
+    /// - Complexity: O(``size``) of writes, when the reserve is missing; one `lstat` otherwise.
+    func ensure() {
+        guard size > 0, (try? fileSystem.kind(of: path)) == .some(nil),
+            let available = try? fileSystem.availableSpace(atPath: directory.path), available / 2 >= size
+        else { return }
+        guard let fd = try? fileSystem.open(path, flags: OpenFlags.createSegment, mode: FileModes.file) else { return }
+        let chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var written: Int64 = 0
+        var complete = true
+        while written < size {
+            let count = Int(min(Int64(chunk.count), size - written))
+            do {
+                try fileSystem.writeAll(fd, count == chunk.count ? chunk : [UInt8](repeating: 0, count: count))
+            } catch {
+                complete = false
+                break
+            }
+            written += Int64(count)
+        }
+        try? fileSystem.close(fd)
+        if !complete { try? fileSystem.unlink(path) }
+    }
+
+    /// Deletes the reserve; whether there was one to free.
+    func release() -> Bool {
+        guard (try? fileSystem.kind(of: path)) == .regular else { return false }
+        return (try? fileSystem.unlink(path)) != nil
+    }
+
+    /// Whether `error` says the disk is full.
+    static func isNoSpace(_ error: any Error) -> Bool {
+        if let error = error as? SystemCallError { return error.errno == Errno.noSpace }
+        if let error = error as? CacheError, let cause = error.cause { return isNoSpace(cause) }
+        return false
+    }
+}
