@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 /// Small values packed into append-only segment files, in the spirit of Bitcask: a commit
 /// appends *one* record holding the key, the slot lengths and every inline slot's bytes
@@ -45,9 +46,6 @@ final class PackedStorage: ValueStorage {
     private let state: LockedState<Segments>
 
     static let segmentHeader = Array("swiftycache.seg\n".utf8)
-    /// Records up to this size are read without first checking the segment's size (a short
-    /// read fails their check); a larger one is read only if the segment holds it (`fstat`).
-    static let uncheckedRecordSize = 64 << 10
     static let defaultSegmentSize: Int64 = 4 << 20
     static let namePrefix = "segment-"
     static let nameSuffix = ".pack"
@@ -465,7 +463,7 @@ final class PackedStorage: ValueStorage {
             guard let opened = try segmentFile(location.segment) else { return .missing }
             segment = opened
         }
-        guard location.offset >= 0, size <= Self.uncheckedRecordSize || segment.holds(size, at: location.offset) else {
+        guard location.offset >= 0, segment.holds(size, at: location.offset) else {
             // Lengths from the journal that the segment cannot hold: damage, never an allocation.
             if countsDamage { state.withLock { $0.corruptRecords += 1 } }
             return .missing
@@ -804,11 +802,19 @@ final class SegmentFile: Sendable {
 
     deinit { try? fileSystem.close(fd) }
 
-    /// Whether the file holds `count` bytes from `offset`: one `fstat`.
+    /// The file's size as last seen: a lower bound, as segments only grow.
+    private let knownSize = Atomic<Int64>(0)
+
+    /// Whether the file holds `count` bytes from `offset`, so that reading them allocates no
+    /// more than the file has: the size last seen answers most reads with no system call; one
+    /// `fstat` refreshes it when it does not (the segment grew since, or the journal is lying).
     func holds(_ count: Int, at offset: Int64) -> Bool {
-        guard let size = (try? fileSystem.status(of: fd))?.size else { return false }
         let (end, overflow) = offset.addingReportingOverflow(Int64(count))
-        return !overflow && end <= size
+        guard !overflow else { return false }
+        if end <= knownSize.load(ordering: .relaxed) { return true }
+        guard let size = (try? fileSystem.status(of: fd))?.size else { return false }
+        knownSize.max(size, ordering: .relaxed)
+        return end <= size
     }
 
     /// Whether the file is a regular file (never a FIFO, a device or a directory).
