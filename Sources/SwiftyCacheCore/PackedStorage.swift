@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// Small values packed into append-only segment files, in the spirit of Bitcask: a commit
 /// appends *one* record holding the key, the slot lengths and every inline slot's bytes
