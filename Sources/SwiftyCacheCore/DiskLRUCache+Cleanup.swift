@@ -18,7 +18,7 @@ extension DiskLRUCache {
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
             if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
             // Once compaction made room again, the space for the next full disk is set aside.
-            self.spaceReserve?.ensure()
+            self.spaceReserve?.ensure(liveBytes: self.packedStorage?.usage.live ?? 0)
         }
     }
 

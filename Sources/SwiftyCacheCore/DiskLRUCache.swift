@@ -147,7 +147,7 @@ public final class DiskLRUCache: Sendable {
         // (no more than it may hold).
         let spaceReserve =
             (format.storesLocations && !options.readOnly)
-            ? SpaceReserve(directory: cacheDirectory, size: min(Int64(maxSize), max(64, options.packedSegmentSize)))
+            ? SpaceReserve(directory: cacheDirectory, ceiling: min(Int64(maxSize), max(64, options.packedSegmentSize)))
             : nil
         journal.reserve = spaceReserve
         var state = CacheState(
@@ -185,8 +185,8 @@ public final class DiskLRUCache: Sendable {
         self.packedReference = packedStorage.map { Unmanaged.passUnretained($0) }
         self.cleanupQueue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
         self.spaceReserve = spaceReserve
-        // Once per directory: a segment's worth of zeros, written to the page cache.
-        spaceReserve?.ensure()
+        // Zeros written to the page cache, once (and again as the cache grows).
+        spaceReserve?.ensure(liveBytes: (storage as? PackedStorage)?.usage.live ?? 0)
         let needsCleanup = state.claimCleanup()
         self.state = LockedState(state)
         if needsCleanup { scheduleCleanup() }

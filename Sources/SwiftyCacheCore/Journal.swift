@@ -46,11 +46,11 @@
 ///
 ///     CLEAN 3400330d1dfc7f3f7f4b8d4d803dfcf6 832 21054 1 16 ~b542c4fe2c1d212e
 ///     CLEAN 335c4c6028171cfddfbaae1a9c313c52 3934 2342 1 905 ~78564266fd670164
-///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6 ~b542c4fe2228c397
+///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6
 ///     MOVE 335c4c6028171cfddfbaae1a9c313c52 2 16 ~785642662547476f
 ///
 /// The fifth header line is the directory's inline limit: a slot longer than it is a file. Each
-/// body line ends with its check (``JournalLineCheck``: ` ~`, the key's tag and the line's
+/// body line but `READ` ends with its check (``JournalLineCheck``: ` ~`, the key's tag and the line's
 /// checksum), so that a damaged line costs the entry it names, not the cache; journals written
 /// before the check existed have lines without it, which read as they always did.
 package enum Journal {
@@ -192,8 +192,12 @@ package enum Journal {
             appendBytes(of: key, to: &buffer)
             appendLocation(location, to: &buffer)
         }
-        // Packed journals (a format of our own) check every line; Java's has no room for it.
-        if format.storesLocations { JournalLineCheck.append(key: key, lineStart: start, to: &buffer) }
+        // Packed journals (a format of our own) check every line that changes an entry; Java's
+        // has no room for it. A READ line only orders entries: it goes unchecked, and costs a
+        // read no hashing.
+        if format.storesLocations && operation != .read {
+            JournalLineCheck.append(key: key, lineStart: start, to: &buffer)
+        }
         buffer.append(UInt8(ascii: "\n"))
     }
 

@@ -1,5 +1,6 @@
-/// The check every line of a packed journal ends with, so that damage to one line costs the
-/// entry it names, not the cache: ` ~`, then 16 lower-case hex digits, the key's tag and the
+/// The check every line of a packed journal that changes an entry ends with (`READ` lines,
+/// which only order entries, have none), so that damage to one line costs the entry it
+/// names, not the cache: ` ~`, then 16 lower-case hex digits, the key's tag and the
 /// line's checksum (the low 32 bits of XXH64, of the key's bytes and of the line's bytes before
 /// ` ~`):
 ///

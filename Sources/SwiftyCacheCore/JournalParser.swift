@@ -203,8 +203,17 @@ struct JournalParser {
         _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (String, Journal.Operation) -> Void
     ) -> Bool {
         guard let checked = JournalLineCheck.split(line) else {
-            if seenCheckedLine { noteDamaged(line) }
-            return seenCheckedLine
+            guard seenCheckedLine else { return false }
+            // READ lines carry no check: one damaged into another READ only reorders entries.
+            if case .success(let record) = Self.parseBodyLine(line, valueCount: valueCount, storesLocations: true),
+                record.operation == .read
+            {
+                body(record.key, record.operation)
+                recordCount += 1
+            } else {
+                noteDamaged(line)
+            }
+            return true
         }
         seenCheckedLine = true
         guard checked.isIntact,

@@ -4,15 +4,18 @@
 /// the removals then free space for compaction, which deletes dead segments and compacts the
 /// others, and the reserve is set aside again once there is room.
 ///
-/// Its size is one segment: enough for compaction to copy the live records of any segment
-/// before deleting it. File storage needs none (a removal deletes files, and frees space by
-/// itself).
+/// Its size follows the cache: a quarter of its live bytes, from 64 KiB up to one segment (and
+/// never more than `maxSize`), so that a small cache does not pay a segment of disk for it.
+/// From four segments of live data on, it holds any segment's live records, which compaction
+/// copies before deleting the segment; below, compaction on a full disk may have to wait for
+/// removals that leave a segment emptier. File storage needs none (a removal deletes files,
+/// and frees space by itself).
 struct SpaceReserve {
     static let fileName = "journal.reserve"
 
     let directory: CacheDirectory
-    /// The bytes set aside.
-    let size: Int64
+    /// The most bytes set aside.
+    let ceiling: Int64
 
     private var fileSystem: any FileSystem { directory.fileSystem }
     var path: String { directory.path(Self.fileName) }
@@ -22,11 +25,23 @@ struct SpaceReserve {
     /// written for real (a sparse file would reserve nothing), the file deleted again if they
     /// do not all fit. Best effort: without the room there is no reserve until later.
     ///
-    /// - Complexity: O(``size``) of writes, when the reserve is missing; one `lstat` otherwise.
-    func ensure() {
-        guard size > 0, (try? fileSystem.kind(of: path)) == .some(nil),
+    /// - Complexity: O(size) of writes, when the reserve is missing or grows; one `lstat`
+    ///   otherwise.
+    func ensure(liveBytes: Int64) {
+        let size = min(ceiling, max(64 << 10, liveBytes / 4))
+        let existing: Int64
+        do {
+            let status = try fileSystem.status(atPath: path)
+            guard status == nil || status?.kind == .regular else { return }
+            existing = status?.size ?? 0
+        } catch {
+            return
+        }
+        // Grown in steps of at least half its size, so that a growing cache rewrites it rarely.
+        guard size > 0, existing == 0 || size >= existing * 2,
             let available = try? fileSystem.availableSpace(atPath: directory.path), available / 2 >= size
         else { return }
+        if existing > 0 { try? fileSystem.unlink(path) }
         guard let fd = try? fileSystem.open(path, flags: OpenFlags.createSegment, mode: FileModes.file) else { return }
         let chunk = [UInt8](repeating: 0, count: 64 << 10)
         var written: Int64 = 0
