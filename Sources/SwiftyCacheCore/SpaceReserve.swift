@@ -4,9 +4,9 @@
 /// the removals then free space for compaction, which deletes dead segments and compacts the
 /// others, and the reserve is set aside again once there is room.
 ///
-/// Its size follows the cache: a quarter of its live bytes, from 64 KiB up to one segment (and
+/// Its size follows the cache: an eighth of its live bytes, from 64 KiB up to one segment (and
 /// never more than `maxSize`), so that a small cache does not pay a segment of disk for it.
-/// From four segments of live data on, it holds any segment's live records, which compaction
+/// From eight segments of live data on, it holds any segment's live records, which compaction
 /// copies before deleting the segment; below, compaction on a full disk may have to wait for
 /// removals that leave a segment emptier. File storage needs none (a removal deletes files,
 /// and frees space by itself).
@@ -28,7 +28,7 @@ struct SpaceReserve {
     /// - Complexity: O(size) of writes, when the reserve is missing or grows; one `lstat`
     ///   otherwise.
     func ensure(liveBytes: Int64) {
-        let size = min(ceiling, max(64 << 10, liveBytes / 4))
+        let size = min(ceiling, max(64 << 10, liveBytes / 8))
         let existing: Int64
         do {
             let status = try fileSystem.status(atPath: path)
