@@ -225,7 +225,12 @@ final class PackedStorage: ValueStorage {
                     if oldRecord == nil {
                         oldRecord = try readRecord(key: key, location: oldLocation, lengths: oldLengths)
                     }
-                    guard let oldRecord else { throw CacheError.packedInvariant(key: key, slot: slot) }
+                    guard let oldRecord else {
+                        // The kept slot's record is missing or damaged (a file's doing, not a
+                        // bug): the edit cannot keep it, and says so.
+                        throw CacheError.corruptValue(
+                            key: key, path: segmentPath(oldLocation.segment), found: 0, recorded: oldLengths[slot])
+                    }
                     return oldRecord.bytes(from: oldRecord.offsets[slot], count: oldLengths[slot])
                 }
                 do {
@@ -464,7 +469,14 @@ final class PackedStorage: ValueStorage {
             guard let opened = try segmentFile(location.segment) else { return .missing }
             segment = opened
         }
-        guard location.offset >= 0, segment.holds(size, at: location.offset) else {
+        let isHeld: Bool
+        do {
+            isHeld = try location.offset >= 0 && segment.holds(size, at: location.offset)
+        } catch {
+            // Not damage: the size could not be learned (an I/O error), and nothing is read.
+            throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
+        }
+        guard isHeld else {
             // Lengths from the journal that the segment cannot hold: damage, never an allocation.
             if countsDamage { state.withLock { $0.corruptRecords += 1 } }
             return .missing
@@ -809,11 +821,13 @@ final class SegmentFile: Sendable {
     /// Whether the file holds `count` bytes from `offset`, so that reading them allocates no
     /// more than the file has: the size last seen answers most reads with no system call; one
     /// `fstat` refreshes it when it does not (the segment grew since, or the journal is lying).
-    func holds(_ count: Int, at offset: Int64) -> Bool {
+    ///
+    /// - Throws: The `fstat`'s error, when the size could not be learned.
+    func holds(_ count: Int, at offset: Int64) throws(SystemCallError) -> Bool {
         let (end, overflow) = offset.addingReportingOverflow(Int64(count))
         guard !overflow else { return false }
         if end <= knownSize.load(ordering: .relaxed) { return true }
-        guard let size = (try? fileSystem.status(of: fd))?.size else { return false }
+        let size = try fileSystem.size(of: fd)
         knownSize.max(size, ordering: .relaxed)
         return end <= size
     }

@@ -220,6 +220,18 @@ import Darwin
         #expect(try third.strings("b") == ["bb", "bb"])
     }
 
+    @Test func aPartialWriteOverADamagedRecordIsAnErrorNotATrap() throws {
+        let cache = try openPacked()
+        try cache.set("a", "first value", "second")
+        var bytes = try segmentBytes()
+        bytes[16 + 14] ^= 0x04  // inside a's first value, which the partial write keeps
+        try Data(bytes).write(to: directory.appending("segment-00000001.pack"))
+        expectError(.corruptValue) { try cache.setPartialData([1: Data("new".utf8)], forKey: "a") }
+        try cache.set("b", "b", "b")
+        #expect(try cache.strings("b") == ["b", "b"])
+        #expect(try cache.strings("a") == nil)
+    }
+
     @Test func aRecordTornByACrashIsAMissAndWritingGoesOnInANewSegment() throws {
         let cache = try openPacked()
         try cache.set("a", "aaaa", "aaaa")
