@@ -365,7 +365,15 @@ final class PackedStorage: ValueStorage {
                 throw error
             }
             try? fileSystem.unlink(staging)
-            if syncsWrites { try directory.sync() }
+            if syncsWrites {
+                do {
+                    try directory.sync()
+                } catch {
+                    // The segment is named but not used: the next open deletes it (no record).
+                    try? fileSystem.close(fd)
+                    throw error
+                }
+            }
         } catch {
             throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(number), key: key)
         }
