@@ -7,6 +7,13 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The O(n) invariant walks after every lock hold of the engine, for the tests and CI:
+/// `SWIFTYCACHE_INTERNAL_CHECKS=1 swift test`. Never defined for a package that depends on this
+/// one (it does not set the variable), so an app's debug build pays only for O(1) checks.
+let internalChecks: [SwiftSetting] =
+    ["", "0"].contains(Context.environment["SWIFTYCACHE_INTERNAL_CHECKS"] ?? "")
+    ? [] : [.define("SWIFTYCACHE_INTERNAL_CHECKS", .when(configuration: .debug))]
+
 let package = Package(
     name: "SwiftyCache",
     // `Mutex` from the Synchronization module sets the Apple floor.
@@ -20,7 +27,7 @@ let package = Package(
         .executable(name: "packed-fuzzer", targets: ["packed-fuzzer"]),
     ],
     targets: [
-        .target(name: "SwiftyCacheCore", swiftSettings: strictSettings),
+        .target(name: "SwiftyCacheCore", swiftSettings: strictSettings + internalChecks),
         .target(name: "SwiftyCacheCodable", dependencies: ["SwiftyCacheCore"], swiftSettings: strictSettings),
         .executableTarget(
             name: "notes-offline",
@@ -79,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "SwiftyCacheCoreTests",
             dependencies: ["SwiftyCacheCore", "SwiftyCacheTestSupport"],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings + internalChecks
         ),
     ],
     swiftLanguageModes: [.v6]

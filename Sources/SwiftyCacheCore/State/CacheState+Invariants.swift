@@ -1,6 +1,13 @@
-/// Consistency checks of the state, run after every operation under the lock in debug builds
-/// (and so in every test). They guard the engine's own logic only: nothing read from disk or
-/// passed by a caller can make them fail, so release builds skip them.
+/// Consistency checks of the state. They guard the engine's own logic only: nothing read from
+/// disk or passed by a caller can make them fail.
+///
+/// Two levels, so that an app's debug build never pays for our checks (SwiftPM defines `DEBUG`
+/// for a dependency's targets in a debug build):
+/// - under `DEBUG`, the O(1) checks of ``cheapInvariantViolation()`` after every lock hold;
+/// - under the opt-in condition `SWIFTYCACHE_INTERNAL_CHECKS` (set by the test runs and CI through
+///   the environment variable of the same name, read by `Package.swift`), the O(n) walk of
+///   ``invariantViolation()`` as well, as swift-collections does with
+///   `COLLECTIONS_INTERNAL_CHECKS`.
 extension CacheState {
     /// The first broken invariant, `nil` when the state is consistent.
     ///
@@ -10,26 +17,40 @@ extension CacheState {
         var total = 0
         for index in table.indicesInStorageOrder {
             let entry = table[index]
-            guard entry.lengths.count == valueCount else {
-                return "entry \(entry.key) has \(entry.lengths.count) lengths, not \(valueCount)"
-            }
-            guard entry.lengths.allSatisfy({ $0 >= 0 }) else { return "entry \(entry.key) has a negative length" }
-            guard entry.isReadable || entry.isBeingEdited else {
-                return "entry \(entry.key) is neither committed nor being edited"
-            }
-            guard !entry.isDirtyJournaled || entry.isBeingEdited else {
-                return "entry \(entry.key) has a DIRTY line but no editor"
-            }
-            guard entry.editorID < nextEditorID else { return "entry \(entry.key) has an editor never issued" }
-            guard entry.sequenceNumber < nextSequenceNumber else {
-                return "entry \(entry.key) has a sequence number never issued"
-            }
+            if let problem = entryViolation(entry) { return problem }
             if entry.isReadable {
                 let (sum, overflow) = total.addingReportingOverflow(entry.totalLength)
                 total = overflow ? Int.max : sum
             }
         }
         guard total == size else { return "size is \(size) but the committed lengths sum to \(total)" }
+        return cheapInvariantViolation()
+    }
+
+    /// What is wrong with one entry, `nil` if nothing.
+    private func entryViolation(_ entry: Entry) -> String? {
+        guard entry.lengths.count == valueCount else {
+            return "entry \(entry.key) has \(entry.lengths.count) lengths, not \(valueCount)"
+        }
+        guard entry.lengths.allSatisfy({ $0 >= 0 }) else { return "entry \(entry.key) has a negative length" }
+        guard entry.isReadable || entry.isBeingEdited else {
+            return "entry \(entry.key) is neither committed nor being edited"
+        }
+        guard !entry.isDirtyJournaled || entry.isBeingEdited else {
+            return "entry \(entry.key) has a DIRTY line but no editor"
+        }
+        guard entry.editorID < nextEditorID else { return "entry \(entry.key) has an editor never issued" }
+        guard entry.sequenceNumber < nextSequenceNumber else {
+            return "entry \(entry.key) has a sequence number never issued"
+        }
+        return nil
+    }
+
+    /// The first broken invariant among those checked without walking the index.
+    ///
+    /// - Complexity: O(1).
+    func cheapInvariantViolation() -> String? {
+        guard size >= 0 else { return "size is negative: \(size)" }
         guard redundantOpCount >= 0 else { return "redundantOpCount is negative: \(redundantOpCount)" }
         guard journal.failure == nil || journal.buffer.isEmpty else {
             return "lines are buffered behind a failed journal write"
@@ -43,10 +64,22 @@ extension CacheState {
         return nil
     }
 
-    /// Stops a debug build at the first broken invariant; does nothing in release builds.
+    /// Stops a build with checks at the first broken invariant: the O(n) walk with
+    /// `SWIFTYCACHE_INTERNAL_CHECKS`, the O(1) checks in other debug builds, nothing in release.
     func checkInvariants() {
-        #if DEBUG
+        #if SWIFTYCACHE_INTERNAL_CHECKS
         if let problem = invariantViolation() { assertionFailure("CacheState invariant: \(problem)") }
+        #elseif DEBUG
+        if let problem = cheapInvariantViolation() { assertionFailure("CacheState invariant: \(problem)") }
+        #endif
+    }
+
+    /// Whether this build walks the whole state after every lock hold.
+    static var walksInvariants: Bool {
+        #if SWIFTYCACHE_INTERNAL_CHECKS
+        true
+        #else
+        false
         #endif
     }
 }

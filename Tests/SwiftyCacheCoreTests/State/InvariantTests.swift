@@ -4,10 +4,28 @@ import Testing
 
 @testable import SwiftyCacheCore
 
-/// The state's consistency checks: they hold after every public operation (every test runs
-/// them, in debug builds, each time the lock is released), they catch a broken state, and
+/// The state's consistency checks: they hold after every public operation (the walk runs each
+/// time the lock is released in builds with `SWIFTYCACHE_INTERNAL_CHECKS`, which the test runs
+/// and CI set; other debug builds run only the O(1) checks), they catch a broken state, and
 /// the index's fallbacks for a stale index are assertions, not silent dummies.
 @Suite struct InvariantTests {
+    /// The walk is compiled in exactly when the environment asks for it (`Package.swift`
+    /// reads `SWIFTYCACHE_INTERNAL_CHECKS`): CI's runs walk, a dependent's debug build does not.
+    @Test func theWalkIsCompiledInExactlyWhenTheEnvironmentAsksForIt() {
+        let requested = ProcessInfo.processInfo.environment["SWIFTYCACHE_INTERNAL_CHECKS"] ?? ""
+        #expect(CacheState.walksInvariants == !["", "0"].contains(requested))
+    }
+
+    @Test func theCheapChecksCatchAStateThatTheyCanSeeWithoutAWalk() throws {
+        var state = try makeState()
+        state.lock = try state.directory.acquireLock()
+        #expect(state.cheapInvariantViolation() == nil)
+        state.redundantOpCount = -1
+        #expect(state.cheapInvariantViolation() == "redundantOpCount is negative: -1")
+        #expect(state.invariantViolation() == "redundantOpCount is negative: -1")
+        state.lock?.release(using: state.fileSystem)
+    }
+
     let directory = TemporaryDirectory()
 
     private func makeState() throws -> CacheState {
