@@ -18,7 +18,7 @@ extension DiskLRUCache {
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
             if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
             // Once compaction made room again, the space for the next full disk is set aside.
-            self.spaceReserve?.ensure(liveBytes: self.packedStorage?.usage.live ?? 0)
+            self.spaceReserve?.ensure(liveBytes: self.storage.compactingStorage?.liveBytes ?? 0)
         }
     }
 
@@ -46,37 +46,37 @@ extension DiskLRUCache {
     /// Compacts segments, the one with the most garbage first, while compaction is due (or,
     /// `untilClean`, while any segment holds garbage, at most once per segment that exists).
     func compactSegments(untilClean: Bool) throws {
-        guard let packed = storage as? PackedStorage else { return }
+        guard let compacting = storage.compactingStorage else { return }
         // One compaction at a time (the background one, or an explicit `compact()`).
         try compactionGate.withLock { passes in
             passes += 1
-            try compactSegments(in: packed, untilClean: untilClean)
+            try compactSegments(in: compacting, untilClean: untilClean)
         }
     }
 
-    private func compactSegments(in packed: PackedStorage, untilClean: Bool) throws {
+    private func compactSegments(in compacting: any CompactingStorage, untilClean: Bool) throws {
         // Each pass deletes one segment: as many passes as there are segments now (and one
         // more, for the active one sealed on the way) end any garbage there is now.
-        let limit = packed.segmentCount + 1
+        let limit = compacting.sharedFileCount + 1
         var passes = 0
         while passes < limit {
             passes += 1
             let victim = try locked(operation: "compact") { _ -> UInt32? in
-                guard untilClean || packed.needsCompaction else { return nil }
-                return packed.compactionCandidate(sealingActive: untilClean)
+                guard untilClean || compacting.needsCompaction else { return nil }
+                return compacting.compactionCandidate(sealingActive: untilClean)
             }
             guard let victim else { return }
             do {
-                try compact(segment: victim, in: packed)
+                try compact(segment: victim, in: compacting)
             } catch  where SpaceReserve.isNoSpace(error) && spaceReserve?.release() == true {
                 // A full disk: the reserve holds the room to copy one segment's records out.
-                try compact(segment: victim, in: packed)
+                try compact(segment: victim, in: compacting)
             }
         }
     }
 
     /// Copies the live records of `segment` out, one lock hold per record, then deletes it.
-    private func compact(segment: UInt32, in packed: PackedStorage) throws {
+    private func compact(segment: UInt32, in compacting: any CompactingStorage) throws {
         var cursor: Int? = 0
         while let start = cursor {
             let batch = try locked(operation: "compact") { state in
@@ -84,15 +84,15 @@ extension DiskLRUCache {
             }
             for move in batch.records {
                 // Read outside the lock; an I/O failure (not damage) stops this segment's compaction.
-                let record = try packed.readRecord(key: move.key, location: move.location, lengths: move.lengths)
+                let record = try compacting.readRecord(key: move.key, location: move.location, lengths: move.lengths)
                 try locked(operation: "compact", key: move.key) { state in
-                    try state.moveRecord(move, record: record, in: packed)
+                    try state.moveRecord(move, record: record, in: compacting)
                 }
             }
             cursor = batch.next
         }
         try locked(operation: "compact") { state in
-            try state.finishCompaction(of: segment, in: packed)
+            try state.finishCompaction(of: segment, in: compacting)
         }
     }
 }

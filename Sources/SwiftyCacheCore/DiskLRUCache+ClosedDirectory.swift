@@ -15,7 +15,7 @@ extension DiskLRUCache {
     package static func storedValueBytes(in directory: URL, fileSystem: any FileSystem = SystemFileSystem()) -> Int {
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: directory))
         guard let header = try? cacheDirectory.journalHeader(), case .packed(let inlineLimit) = header.format else {
-            return FileStorage.valueBytes(in: cacheDirectory)
+            return StorageSelection.fileValueBytes(in: cacheDirectory)
         }
         let cache = try? DiskLRUCache(
             directory: directory, appVersion: header.appVersion, valueCount: header.valueCount, maxSize: Int.max,

@@ -51,7 +51,7 @@ extension DiskLRUCache {
         do {
             return try write(storage)
         } catch let error as CacheError where error.isNoEntry {
-            try locked(operation: "restore directory") { try $0.restoreMissingDirectory() }
+            try locked(operation: "restore directory") { _ = try $0.restoreMissingDirectory() }
             return try write(storage)
         }
     }

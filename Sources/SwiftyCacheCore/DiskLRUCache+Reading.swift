@@ -4,8 +4,15 @@ package import FoundationEssentials
 package import Foundation
 #endif
 
-/// Opening an entry's values for a read without holding the lock during the opens: plan under
-/// the lock, open outside it, check under it that the entry did not change meanwhile.
+/// Reads go one of two ways, whatever the storage:
+/// - **in one lock hold** (``readInOneHold(_:key:operation:cachedOnly:)``), for values that check
+///   themselves (a ``RecordStorage``'s records): the plan records the hit, the record is read
+///   outside the lock, and nothing else is needed;
+/// - **validated** (``readValidated(key:recordingRead:operation:cachedOnly:open:close:)``): plan
+///   under the lock, open the values outside it, check under it that the entry did not change.
+///
+/// Each has a variant that only reads what is in memory (`cachedOnly`), for the `async`
+/// overloads' first try on the caller's task.
 extension DiskLRUCache {
     /// An entry's values, opened.
     struct OpenedEntry {
@@ -25,125 +32,56 @@ extension DiskLRUCache {
     /// read whose opens straddled a commit sees the number change and opens again: it never
     /// returns a mix of old and new slots.
     ///
-    /// - Complexity: O(1) lock work and one `open` and `fstat` per slot, per attempt.
+    /// - Complexity: O(1) lock work and one `open` and `fstat` per slot, per attempt (one
+    ///   `pread` in one lock hold for a record).
     func openEntry(key: String, recordingRead: Bool, operation: String) throws -> OpenedEntry? {
-        if recordingRead, let packedReference {
-            // Lent, not retained: `packedStorage` holds it for as long as `self` lives, and a
-            // retain per read is a write to the one reference count every reading thread writes.
-            let read = try packedReference._withUnsafeGuaranteedRef { packed in
-                try readRecordInOneHold(packed, key: key, operation: operation)
-            }
-            switch read {
+        if recordingRead, let recordReader {
+            switch try readInOneHold(recordReader, key: key, operation: operation, cachedOnly: false) {
             case .opened(let entry): return entry
             case .missed: return nil
             case .fallBack: break
             }
         }
-        for _ in 0..<Self.readAttempts {
-            let plan = try locked(operation: operation, key: key, claimsCleanup: recordingRead) {
-                try $0.planRead(key: key, recordingRead: recordingRead)
-            }
-            guard let plan else { return nil }
-            let values = try storage.open(key: key, location: plan.location, lengths: plan.lengths)
-            let outcome = try locked(operation: operation, key: key, writesReadLines: recordingRead) {
-                $0.finishRead(key: key, plan: plan, opened: values != nil, recordingRead: recordingRead)
-            }
-            switch outcome {
-            case .valid:
-                guard let values else { return nil }
-                return OpenedEntry(values: values, lengths: plan.lengths, sequenceNumber: plan.sequenceNumber)
-            case .missing:
-                if let values { storage.close(values) }
-                return nil
-            case .changed:
-                if let values { storage.close(values) }
-            }
-        }
-        return nil
+        let read = try readValidated(
+            key: key, recordingRead: recordingRead, operation: operation, cachedOnly: false,
+            open: { plan in try storage.open(key: key, location: plan.location, lengths: plan.lengths) },
+            close: { storage.close($0) })
+        guard case .read(let values, let plan) = read else { return nil }
+        return OpenedEntry(values: values, lengths: plan.lengths, sequenceNumber: plan.sequenceNumber)
     }
-}
 
-/// The values of an entry read from memory only, or why they were not.
-enum CachedValues {
-    case found([Data])
-    /// Missing or damaged: the read must go the full way to deal with it.
-    case missing
-    /// Reading them would wait for the disk.
-    case notInMemory
-}
-
-/// What a read from memory only found.
-package enum MemoryRead: Sendable {
-    /// The read is done: the values, or `nil` on a miss.
-    case finished([Data]?)
-    /// It must wait for the disk (or deal with damage): do the full read on an I/O thread.
-    case needsIO
-}
-
-extension DiskLRUCache {
     /// `data(forKey:)` for callers that must not block (the `async` overloads on Swift's
-    /// cooperative pool): done when every value is in memory — in packed storage, a record
-    /// whose slots are all inline, in the page cache (`preadv2` with `RWF_NOWAIT`); in file
-    /// storage, value files whose paths and bytes are in the kernel's caches
-    /// (``filesIfInMemory(_:key:)``). Otherwise ``MemoryRead/needsIO``, with no hit counted
-    /// (in packed storage the access, recorded with the plan in one lock hold, stays: the full
-    /// read that follows records the same LRU touch and `READ` line again, which changes
-    /// nothing). It never sleeps on file I/O: it takes the cache lock (held only for in-memory
-    /// work and journal appends), reads with calls that refuse to wait for the disk, and leaves
-    /// a due flush of buffered `READ` lines to the I/O pool.
+    /// cooperative pool): done when every value is in memory (a record in the page cache, read
+    /// with `preadv2` and `RWF_NOWAIT`; value files whose paths and bytes are in the kernel's
+    /// caches). Otherwise ``MemoryRead/needsIO``, with no hit counted (the LRU touch and `READ`
+    /// line a one-hold plan recorded stay: the full read that follows records them again, which
+    /// changes nothing). It never sleeps on file I/O: it takes the cache lock (held only for
+    /// in-memory work and journal appends), reads with calls that refuse to wait for the disk,
+    /// and leaves a due flush of buffered `READ` lines to the I/O pool.
     ///
-    /// - Complexity: As `data(forKey:)`: one short lock hold and one `preadv2` (packed).
+    /// - Complexity: As `data(forKey:)`.
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {
         try validateForReading(key, operation: "data")
-        if let files = storage as? FileStorage { return try filesIfInMemory(files, key: key) }
-        guard let packed = packedStorage else { return .needsIO }
-        let (plan, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) {
-            (state) throws -> (CacheState.ReadPlan??, Bool) in
-            // A read-only cache reads the writer's journal to check an entry: file I/O.
-            guard !state.isReadOnly else { return (.none, false) }
-            return (.some(try state.planRecordedRead(key: key)), state.claimReadFlush())
+        if let recordReader {
+            switch try readInOneHold(recordReader, key: key, operation: "data", cachedOnly: true) {
+            case .opened(let entry): return .finished(entry.values.record.map { $0.offsets.indices.map($0.data(slot:)) })
+            case .missed: return .finished(nil)
+            case .fallBack: return .needsIO
+            }
         }
-        if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
-        guard let plan else { return .needsIO }
-        guard let plan else { return .finished(nil) }
-        let read: CachedValues
-        do {
-            read = try packed.readInlineValuesIfCached(key: key, location: plan.location, lengths: plan.lengths)
-        } catch {
-            try? locked(operation: "data", key: key) { $0.unrecordRead() }
-            throw error
+        let read = try readValidated(
+            key: key, recordingRead: true, operation: "data", cachedOnly: true,
+            open: { plan -> [Data]? in
+                let read = storage.readValuesIfCached(key: key, location: plan.location, lengths: plan.lengths)
+                guard case .found(let values) = read else { return nil }
+                return values
+            },
+            close: { _ in })
+        switch read {
+        case .read(let values, _): return .finished(values)
+        case .missed: return .finished(nil)
+        case .notInMemory: return .needsIO
         }
-        guard case .found(let values) = read else {
-            try locked(operation: "data", key: key) { $0.unrecordRead() }
-            return .needsIO
-        }
-        return .finished(values)
-    }
-
-    /// ``dataIfInMemory(forKey:)`` in file storage: planned under the lock, the files opened
-    /// and read from the kernel's caches outside it, and checked under it (as any read: a
-    /// commit in between sends it to the full read).
-    ///
-    /// - Complexity: Two short lock holds; per slot an `openat2`, `fstat`, `preadv2`, `close`.
-    private func filesIfInMemory(_ files: FileStorage, key: String) throws -> MemoryRead {
-        let plan = try locked(operation: "data", key: key) { (state) throws -> CacheState.ReadPlan?? in
-            guard !state.isReadOnly else { return .none }
-            return .some(try state.planRead(key: key, recordingRead: true))
-        }
-        guard let plan else { return .needsIO }
-        guard let plan else { return .finished(nil) }
-        guard case .found(let values) = files.readValuesIfCached(key: key, lengths: plan.lengths) else {
-            return .needsIO
-        }
-        let (outcome, flushDue) = try locked(operation: "data", key: key, claimsCleanup: true) { state in
-            (
-                state.finishRead(key: key, plan: plan, opened: true, recordingRead: true),
-                state.claimReadFlush()
-            )
-        }
-        if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
-        guard case .valid = outcome else { return .needsIO }
-        return .finished(values)
     }
 
     /// What a read in one lock hold found.
@@ -151,27 +89,37 @@ extension DiskLRUCache {
         case opened(OpenedEntry)
         case missed
         /// The entry's values are not all in a record that reads back whole (or the cache is
-        /// read-only): read the validating way. Nothing stays recorded.
+        /// read-only, or, `cachedOnly`, they are not in memory): read the validating way.
+        /// Nothing stays recorded.
         case fallBack
     }
 
-    /// A packed read with one lock hold (``CacheState/planRecordedRead(key:)``):
-    /// readers of different keys meet at the lock once per read, not twice.
+    /// A read with one lock hold (``CacheState/planRecordedRead(key:)``): readers of different
+    /// keys meet at the lock once per read, not twice. If the record cannot be read whole (a
+    /// slot in a file, moved, damaged, or not in memory), the hit is taken back
+    /// (``CacheState/unrecordRead()``): the validating read that follows counts it, and any
+    /// damage, once.
     ///
     /// - Complexity: One lock hold and one `pread`.
-    private func readRecordInOneHold(_ packed: PackedStorage, key: String, operation: String) throws -> OneHoldRead {
-        let plan = try locked(operation: operation, key: key, claimsCleanup: true, writesReadLines: true) {
-            (state) throws -> CacheState.ReadPlan?? in
-            guard !state.isReadOnly else { return .none }
-            return .some(try state.planRecordedRead(key: key))
+    private func readInOneHold(
+        _ reader: some RecordReader, key: String, operation: String, cachedOnly: Bool
+    ) throws -> OneHoldRead {
+        let (plan, flushDue) = try locked(
+            operation: operation, key: key, claimsCleanup: true, writesReadLines: !cachedOnly
+        ) { (state) throws -> (CacheState.ReadPlan??, Bool) in
+            // A read-only cache reads the writer's journal to check an entry: the validating way.
+            guard !state.isReadOnly else { return (.none, false) }
+            return (.some(try state.planRecordedRead(key: key)), cachedOnly && state.claimReadFlush())
         }
+        if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
         guard let plan else { return .fallBack }
         guard let plan else { return .missed }
-        if packed.holdsInline(location: plan.location, lengths: plan.lengths) {
-            let read: PackedStorage.RecordRead
+        if reader.holdsInline(location: plan.location, lengths: plan.lengths) {
+            let read: RecordRead
             do {
-                read = try packed.readRecord(
-                    key: key, location: plan.location, lengths: plan.lengths, cachedOnly: false, countsDamage: false)
+                read = try reader.readRecord(
+                    key: key, location: plan.location, lengths: plan.lengths, cachedOnly: cachedOnly,
+                    countsDamage: false)
             } catch {
                 try? locked(operation: operation, key: key) { $0.unrecordRead() }
                 throw error
@@ -186,8 +134,72 @@ extension DiskLRUCache {
         return .fallBack
     }
 
+    /// What a validated read found.
+    private enum ValidatedRead<Values> {
+        case read(Values, CacheState.ReadPlan)
+        case missed
+        /// `cachedOnly`: the values are not in memory, the cache is read-only, or the entry
+        /// changed meanwhile; nothing was recorded.
+        case notInMemory
+    }
+
+    /// The validating read: plan under the lock, `open` the values outside it, check under it
+    /// that the entry is still the one planned (or drop it, when `open` found its values
+    /// missing or damaged); plans again after a change, up to ``readAttempts`` times. With
+    /// `cachedOnly`, `open` reads from memory only, a single attempt is made, and anything but
+    /// a clean read is ``ValidatedRead/notInMemory``.
+    ///
+    /// - Complexity: Two short lock holds per attempt, and what `open` does.
+    private func readValidated<Values>(
+        key: String, recordingRead: Bool, operation: String, cachedOnly: Bool,
+        open: (CacheState.ReadPlan) throws -> Values?, close: (Values) -> Void
+    ) throws -> ValidatedRead<Values> {
+        for _ in 0..<(cachedOnly ? 1 : Self.readAttempts) {
+            let plan = try locked(operation: operation, key: key, claimsCleanup: recordingRead && !cachedOnly) {
+                (state) throws -> CacheState.ReadPlan?? in
+                // A read-only cache reads the writer's journal to check an entry: file I/O.
+                if cachedOnly && state.isReadOnly { return .none }
+                return .some(try state.planRead(key: key, recordingRead: recordingRead))
+            }
+            guard let plan else { return .notInMemory }
+            guard let plan else { return .missed }
+            let values = try open(plan)
+            if cachedOnly && values == nil { return .notInMemory }
+            let (outcome, flushDue) = try locked(
+                operation: operation, key: key, claimsCleanup: cachedOnly,
+                writesReadLines: recordingRead && !cachedOnly
+            ) { state in
+                (
+                    state.finishRead(key: key, plan: plan, opened: values != nil, recordingRead: recordingRead),
+                    cachedOnly && state.claimReadFlush()
+                )
+            }
+            if flushDue { IOThreadPool.shared.submit { [self] in try? self.flushBufferedReads() } }
+            switch outcome {
+            case .valid:
+                guard let values else { return .missed }
+                return .read(values, plan)
+            case .missing:
+                if let values { close(values) }
+                return .missed
+            case .changed:
+                if let values { close(values) }
+                if cachedOnly { return .notInMemory }
+            }
+        }
+        return .missed
+    }
+
     /// Writes the buffered `READ` lines once enough have piled up, after releasing the lock.
     private func flushBufferedReads() throws {
         try locked(operation: "read", writesReadLines: true) { $0.isReadFlushClaimed = false }
     }
+}
+
+/// What a read from memory only found.
+package enum MemoryRead: Sendable {
+    /// The read is done: the values, or `nil` on a miss.
+    case finished([Data]?)
+    /// It must wait for the disk (or deal with damage): do the full read on an I/O thread.
+    case needsIO
 }

@@ -46,13 +46,12 @@ public final class DiskLRUCache: Sendable {
     public let recoveryReport: RecoveryReport
 
     let cacheDirectory: CacheDirectory
+    /// The values' storage, the one handle the facade holds; what only some storages do is
+    /// reached through its capabilities (``ValueStorage/recordStorage``, ...), never its type.
     let storage: any ValueStorage
-    /// ``storage`` when it is packed, typed: the read path calls it without a dynamic cast
-    /// (a cast hands back a new reference, and the reference count of the one storage object
-    /// is a cache line every reading thread would write).
-    let packedStorage: PackedStorage?
-    /// `packedStorage`, for reads that borrow it without a retain (it owns the reference).
-    let packedReference: Unmanaged<PackedStorage>?
+    /// ``storage``'s record reads, lent without a retain (``LentRecordStorage``): valid for as
+    /// long as `storage` holds the storage, which is as long as `self` lives.
+    let recordReader: (any RecordReader)?
     let state: LockedState<CacheState>
     let cleanupQueue: DispatchQueue
     /// Packed storage: the space set aside for a full disk (see ``SpaceReserve``).
@@ -113,67 +112,24 @@ public final class DiskLRUCache: Sendable {
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
         // A `journal` of something else is refused before anything is created; one of the
         // other storage too, unless it is file storage that this open converts.
-        let requested = (options.storage ?? .files).format
-        var format = requested
-        var replayFormat = requested
-        if let found = try cacheDirectory.journalHeader()?.format, found != requested {
-            switch (found, requested) {
-            case (.packed, .packed):
-                format = found  // the directory keeps the inline limit it was created with
-                replayFormat = found
-            case (.files, .packed) where options.migratesFileStorage && options.readOnly:
-                format = .files  // nothing is written: read it as it is
-                replayFormat = .files
-            case (.files, .packed) where options.migratesFileStorage:
-                replayFormat = .files
-            default:
-                throw CacheError.storageMismatch(path: cacheDirectory.journalPath, found: found, requested: requested)
-            }
-        }
-        let storage: any ValueStorage
-        switch format {
-        case .files:
-            storage = FileStorage(directory: cacheDirectory, valueCount: valueCount, syncsWrites: options.syncsWrites)
-        case .packed(let inlineLimit):
-            storage = PackedStorage(
-                directory: cacheDirectory, valueCount: valueCount, inlineLimit: inlineLimit,
-                syncsWrites: options.syncsWrites, isReadOnly: options.readOnly,
-                segmentSize: max(64, options.packedSegmentSize))
-        }
-        var journal = JournalWriter(
-            directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,
-            format: format)
-        // A packed cache that writes keeps one segment's worth of space aside for a full disk
-        // (no more than it may hold).
+        let selection = try StorageSelection.negotiate(
+            found: try cacheDirectory.journalHeader()?.format, requested: (options.storage ?? .files).format,
+            options: options, journalPath: cacheDirectory.journalPath)
+        let storage = selection.makeStorage(directory: cacheDirectory, valueCount: valueCount, options: options)
+        // A cache that writes records keeps space aside for a full disk (no more than it may hold).
         let spaceReserve =
-            (format.storesLocations && !options.readOnly)
+            (storage.compactingStorage != nil && !options.readOnly)
             ? SpaceReserve(directory: cacheDirectory, ceiling: min(Int64(maxSize), max(64, options.packedSegmentSize)))
             : nil
+        var journal = JournalWriter(
+            directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,
+            format: selection.format)
         journal.reserve = spaceReserve
         var state = CacheState(
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
             isReadOnly: options.readOnly)
-        state.replayFormat = replayFormat
-        let report: RecoveryReport
-        if options.readOnly {
-            // Nothing is created: not the directory, not the lock file.
-            guard try cacheDirectory.exists() else {
-                throw CacheError.invalidConfiguration(
-                    "a read-only cache needs an existing directory", path: path, operation: "open")
-            }
-            report = try state.recoverReadOnly()
-        } else {
-            try cacheDirectory.create()
-            state.lock = try cacheDirectory.acquireLock()
-            do {
-                report = try state.recover()
-            } catch {
-                state.closeAsCrash()
-                throw error
-            }
-        }
-        for trash in state.takePendingDeletions() { try? fileSystem.removeFileIfPresent(trash) }
-        state.checkInvariants()
+        state.replayFormat = selection.replayFormat
+        let report = try state.open(readOnly: options.readOnly)
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
         self.appVersion = appVersion
         self.valueCount = valueCount
@@ -181,12 +137,11 @@ public final class DiskLRUCache: Sendable {
         self.recoveryReport = report
         self.cacheDirectory = cacheDirectory
         self.storage = storage
-        self.packedStorage = storage as? PackedStorage
-        self.packedReference = packedStorage.map { Unmanaged.passUnretained($0) }
+        self.recordReader = storage.recordReader
         self.cleanupQueue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
         self.spaceReserve = spaceReserve
         // Zeros written to the page cache, once (and again as the cache grows).
-        spaceReserve?.ensure(liveBytes: (storage as? PackedStorage)?.usage.live ?? 0)
+        spaceReserve?.ensure(liveBytes: storage.compactingStorage?.liveBytes ?? 0)
         let needsCleanup = state.claimCleanup()
         self.state = LockedState(state)
         if needsCleanup { scheduleCleanup() }
@@ -354,11 +309,10 @@ public final class DiskLRUCache: Sendable {
         }
         // Packed storage, small values: the record is built here, outside the lock, and
         // committed in one lock hold.
-        if let packed = storage as? PackedStorage, let record = packed.encodeRecord(key: key, values: values) {
+        if let record = storage.recordStorage?.encodeRecord(key: key, values: values) {
             let lengths = SlotLengths(values.lazy.map(\.count))
-            let committed = try withState(claimsCleanup: true) { (state) throws(CacheError) -> Bool in
-                guard !state.isClosed else { throw CacheError.closed(operation: "setData", key: key) }
-                return try state.commitRecord(key: key, lengths: lengths, record: record, in: packed)
+            let committed = try locked(operation: "setData", key: key, claimsCleanup: true) { state in
+                try state.commitRecord(key: key, lengths: lengths, record: record)
             }
             if committed { return }
         }

@@ -32,7 +32,7 @@
 /// `key.i` when it commits. The journal is rewritten compactly (see ``Journal/rebuildThreshold``)
 /// into `journal.tmp`, which replaces `journal` while the old one is kept as `journal.bkp`.
 ///
-/// A directory in packed storage (``PackedStorage``) keeps the same lines under its own header,
+/// A directory in packed storage (`Storage/Packed/`) keeps the same lines under its own header,
 /// which the Java library and file storage refuse, with two differences: a `CLEAN` line ends
 /// with the segment and offset of the entry's record (`0 0` when every slot is a file), and
 /// `MOVE key segment offset` records that compaction copied the record elsewhere (it does not

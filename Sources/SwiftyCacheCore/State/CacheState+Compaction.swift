@@ -31,7 +31,7 @@ extension CacheState {
     /// record is garbage already). A damaged record's entry is dropped.
     ///
     /// - Complexity: one `write` of the record.
-    mutating func moveRecord(_ move: RecordToMove, record: RecordBytes?, in storage: PackedStorage) throws(CacheError) {
+    mutating func moveRecord(_ move: RecordToMove, record: RecordBytes?, in storage: any CompactingStorage) throws(CacheError) {
         guard let index = table.index(of: move.key), table[index].isReadable, table.location(index) == move.location
         else { return }
         guard let record else {
@@ -49,7 +49,7 @@ extension CacheState {
     /// superseded the segment's other records, reach stable storage before the segment is
     /// deleted, with or without `syncsWrites` (once per compacted segment): a power cut then
     /// never finds a journal naming records in a segment that is gone.
-    mutating func finishCompaction(of segment: UInt32, in storage: PackedStorage) throws(CacheError) {
+    mutating func finishCompaction(of segment: UInt32, in storage: any CompactingStorage) throws(CacheError) {
         try journal.flush(operation: "compact")
         try storage.makeDurable(operation: "compact")
         try journal.sync(operation: "compact", key: nil)

@@ -181,15 +181,15 @@ extension CacheState {
     /// A whole-entry write of small values in packed storage, in one lock hold: the record,
     /// encoded outside the lock, is appended, then journaled as any commit. No editor, no
     /// `DIRTY` line: a crash before the `CLEAN` line leaves the old entry as it was. Returns
-    /// `false` when the general path must run instead: an entry whose old values are files
-    /// (they need `DIRTY` first), or a directory deleted underneath (it recreates it).
+    /// `false` when the edit transaction must run instead: a storage without records, or an
+    /// entry whose old values are files (they need `DIRTY` first). A directory deleted
+    /// underneath is recreated (``restoreMissingDirectory()``) and the entry written anew.
     ///
     /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds the key, and the
     ///   errors of a commit.
     /// - Complexity: one `write` of the record and one of the journal line.
-    mutating func commitRecord(
-        key: String, lengths: SlotLengths, record: [UInt8], in packed: PackedStorage
-    ) throws(CacheError) -> Bool {
+    mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
+        guard let packed = storage.recordStorage else { return false }
         try checkWritable(key: key, operation: "setData")
         let existing = table.index(of: key)
         var replaced: CommittedValues?
@@ -206,7 +206,9 @@ extension CacheState {
         do {
             location = try packed.append(record, key: key)
         } catch  where error.isNoEntry {
-            return false
+            // The directory was deleted underneath: recreated here, and the entry written anew.
+            guard try restoreMissingDirectory() else { throw error }
+            return try commitRecord(key: key, lengths: lengths, record: record)
         }
         packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
         let index = existing ?? table.insert(key: key, valueCount: valueCount)
@@ -231,10 +233,9 @@ extension CacheState {
         }
         do {
             return try storage.publish(key: key, staged: staged, committed: committed())
-        } catch  where !error.publishedAny && error.error.isNoEntry && storage is PackedStorage {
+        } catch  where !error.publishedAny && error.error.isNoEntry {
             do throws(CacheError) {
-                guard try !directory.exists() else { throw error.error }
-                try restoreMissingDirectory()
+                guard try restoreMissingDirectory() else { throw error.error }
             } catch {
                 throw PublishFailure(error: error, publishedAny: false)
             }

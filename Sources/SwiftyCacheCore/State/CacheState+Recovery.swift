@@ -5,6 +5,34 @@
 /// Only files the cache created are ever deleted: the journal's own names, and value files
 /// whose key a journal line names. Everything else is listed in the report and left alone.
 extension CacheState {
+    /// Opens the directory for a new cache: a cache that writes creates it and takes its lock
+    /// first; a read-only one creates nothing, not even the lock file.
+    ///
+    /// - Throws: The errors of ``recover()`` and ``recoverReadOnly()``;
+    ///   ``CacheError/Code/invalidConfiguration`` for a read-only cache of a missing directory.
+    mutating func open(readOnly: Bool) throws(CacheError) -> RecoveryReport {
+        let report: RecoveryReport
+        if readOnly {
+            guard try directory.exists() else {
+                throw CacheError.invalidConfiguration(
+                    "a read-only cache needs an existing directory", path: directory.path, operation: "open")
+            }
+            report = try recoverReadOnly()
+        } else {
+            try directory.create()
+            lock = try directory.acquireLock()
+            do {
+                report = try recover()
+            } catch {
+                closeAsCrash()
+                throw error
+            }
+        }
+        for trash in takePendingDeletions() { try? fileSystem.removeFileIfPresent(trash) }
+        checkInvariants()
+        return report
+    }
+
     /// Opens the directory as it was left. Called with the directory lock held.
     ///
     /// - Throws: ``CacheError/Code/notACacheDirectory`` when `journal` is not a DiskLruCache
@@ -316,8 +344,14 @@ extension CacheState {
     /// Recreates the directory after something deleted it underneath the cache (an OS cache
     /// cleaner). Every value file went with it: committed entries are forgotten, entries being
     /// edited continue as new ones. Does nothing if the directory exists.
-    mutating func restoreMissingDirectory() throws(CacheError) {
-        guard try !directory.exists() else { return }
+    ///
+    /// The one place a vanished directory is dealt with, in both storages: file storage finds
+    /// out while staging (`DiskLRUCache.stage`), packed storage while appending a record.
+    ///
+    /// - Returns: Whether the directory was missing and is now recreated.
+    @discardableResult
+    mutating func restoreMissingDirectory() throws(CacheError) -> Bool {
+        guard try !directory.exists() else { return false }
         try directory.create()
         let newLock = try directory.acquireLock()
         lock?.release(using: fileSystem)
@@ -333,5 +367,6 @@ extension CacheState {
         size = 0
         storage.recover(table: table, wipe: true, closedCleanly: false)
         try rebuildJournal()
+        return true
     }
 }

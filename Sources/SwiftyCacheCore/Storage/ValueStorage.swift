@@ -125,6 +125,22 @@ protocol ValueStorage: Sendable {
     /// After a commit's `CLEAN` line: deletes the files of `old` values the new ones no longer
     /// use. Returns `false` if one could not be deleted.
     func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool
+
+    /// The committed values at `location`, read only from the kernel's caches:
+    /// ``CachedValues/notInMemory`` as soon as anything would wait for the disk. The caller
+    /// checks under the lock that the entry did not change meanwhile.
+    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> CachedValues
+
+    // Capabilities: what only some storages do, reached without naming a storage's type.
+
+    /// This storage, when it holds entries as self-checking records (``RecordStorage``).
+    var recordStorage: (any RecordStorage)? { get }
+
+    /// ``recordStorage``'s read half, lent without a retain (``LentRecordStorage``).
+    var recordReader: (any RecordReader)? { get }
+
+    /// This storage, when it compacts shared files (``CompactingStorage``).
+    var compactingStorage: (any CompactingStorage)? { get }
 }
 
 extension ValueStorage {
@@ -142,129 +158,12 @@ extension ValueStorage {
     func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool {
         true
     }
-}
-
-/// The committed state of an entry an edit replaces: publishing keeps the slots it does not
-/// rewrite, and retires the old values.
-struct CommittedValues {
-    var location: ValueLocation
-    var lengths: SlotLengths
-}
-
-/// Where a committed entry's values are, as the storage recorded it when publishing. File
-/// storage needs nothing beyond the key (``none``); a storage that appends records to shared
-/// segment files records the segment and the record's offset.
-package struct ValueLocation: Hashable, Sendable {
-    package var segment: UInt32
-    package var offset: Int64
-
-    package init(segment: UInt32, offset: Int64) {
-        self.segment = segment
-        self.offset = offset
+    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> CachedValues {
+        .notInMemory
     }
-
-    package static let none = ValueLocation(segment: 0, offset: 0)
-}
-
-/// A file name the storage creates, taken apart.
-struct StoredFileName: Hashable, Sendable {
-    var key: String
-    var slot: Int
-    /// Whether it holds a staged value (`key.N.tmp`), not a committed one.
-    var isStaged: Bool
-}
-
-/// A slot value an edit has written but not yet published.
-struct StagedSlot: Hashable, Sendable {
-    /// The value's length in bytes.
-    var length: Int
-    /// The bytes of a value small enough to go into a packed record; `nil` when the value is
-    /// in a staged file (`key.N.tmp`).
-    var inline: [UInt8]? = nil
-}
-
-/// A publish that failed, and whether it had already published some slots (then the entry can
-/// hold neither its old values nor its new ones, and must be dropped).
-struct PublishFailure: Error {
-    var error: CacheError
-    var publishedAny: Bool
-}
-
-/// An entry's values opened for reading: one descriptor per slot and, for storages that keep
-/// several values in one file, where each slot starts in it.
-struct OpenedValues: Sendable {
-    /// One descriptor per slot; `-1` for a slot whose bytes are in ``record``. Empty when
-    /// every slot is in ``record``.
-    var descriptors: [Int32]
-    /// A packed record read whole and checked, holding the inline slots.
-    var record: RecordBytes? = nil
-}
-
-/// The bytes of a packed record, read and checked once, shared by the snapshot that opened
-/// it: the snapshot reads the values as they were, whatever compaction or later commits do.
-///
-/// The bytes are a plain allocation, not an array: the arrays a read made here went through the
-/// standard library's unspecialized allocation, which looks the array's type up in the
-/// runtime's metadata table on every call (about 5% of two packed readers' time in `perf`),
-/// and that table's reader count is memory every reading core writes.
-final class RecordBytes: @unchecked Sendable {
-    // @unchecked Sendable is sound: `storage` is written only before `init` returns (the
-    // reader fills it, then hands it over), never afterwards, and deallocated in deinit, when
-    // no reference to the object is left. Every other stored property is an immutable value.
-    /// The record; immutable once the object exists.
-    private let storage: UnsafeMutableRawBufferPointer
-    /// Where each slot's value starts in the record, `-1` for a slot kept in a file (held
-    /// inline as the lengths are: no array to allocate per read).
-    let offsets: SlotLengths
-    let lengths: SlotLengths
-
-    /// Takes over `storage`, which must come from `UnsafeMutableRawBufferPointer.allocate`.
-    init(taking storage: UnsafeMutableRawBufferPointer, offsets: SlotLengths, lengths: SlotLengths) {
-        self.storage = storage
-        self.offsets = offsets
-        self.lengths = lengths
-    }
-
-    deinit {
-        storage.deallocate()
-    }
-
-    /// The record's size in bytes.
-    var count: Int { storage.count }
-
-    /// A copy of the whole record (compaction writes it again).
-    var bytes: [UInt8] { Array(UnsafeRawBufferPointer(storage)) }
-
-    /// A copy of the `length` bytes from `start`.
-    func bytes(from start: Int, count length: Int) -> [UInt8] {
-        Array(UnsafeRawBufferPointer(rebasing: storage[start..<(start + length)]))
-    }
-
-    /// All of inline slot `slot`, copied once into a `Data`.
-    func data(slot: Int) -> Data {
-        let start = offsets[slot]
-        let length = lengths[slot]
-        guard let base = storage.baseAddress, length > 0 else { return Data() }
-        return Data(bytes: base + start, count: length)
-    }
-
-    /// Copies up to `buffer.count` bytes of `slot` from `offset`; fewer only at its end.
-    func read(slot: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        let available = max(0, lengths[slot] - offset)
-        let count = min(available, buffer.count)
-        guard count > 0 else { return 0 }
-        let start = offsets[slot] + offset
-        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[start..<(start + count)]))
-        return count
-    }
-}
-
-/// Receives the bytes of one slot being staged.
-protocol SlotSink: AnyObject {
-    /// The number of bytes written so far.
-    var count: Int { get }
-    /// Appends bytes to the slot.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(CacheError)
+    var recordStorage: (any RecordStorage)? { nil }
+    var recordReader: (any RecordReader)? { nil }
+    var compactingStorage: (any CompactingStorage)? { nil }
 }
 
 extension ValueStorage {

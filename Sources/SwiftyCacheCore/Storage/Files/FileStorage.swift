@@ -290,7 +290,7 @@ struct FileStorage: ValueStorage {
     /// ``CachedValues/missing`` for a file missing or of the wrong kind or length.
     ///
     /// - Complexity: One `openat2`, `fstat`, `preadv2` and `close` per slot.
-    func readValuesIfCached(key: String, lengths: SlotLengths) -> CachedValues {
+    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> CachedValues {
         let fileSystem = self.fileSystem
         var values: [Data] = []
         values.reserveCapacity(valueCount)

@@ -31,7 +31,7 @@ import Foundation
 ///
 /// Accounting (``Segments``) is guarded by the storage's own lock, taken inside the cache
 /// lock or alone, never the other way round.
-final class PackedStorage: ValueStorage {
+final class PackedStorage: CompactingStorage {
     let directory: CacheDirectory
     let valueCount: Int
     /// Slots longer than this many bytes are files; the directory's journal records it.
@@ -435,27 +435,6 @@ final class PackedStorage: ValueStorage {
         return OpenedValues(descriptors: descriptors, record: record)
     }
 
-    /// The record at `location`, checked against `key` and `lengths`; `nil` when it is missing
-    /// or damaged (counted in ``corruptRecordCount`` when the bytes are there but wrong).
-    ///
-    /// - Throws: ``CacheError/Code/ioFailure`` for a failure that is not damage.
-    func readRecord(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError) -> RecordBytes? {
-        switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: false) {
-        case .found(let record): return record
-        case .missing, .notInMemory: return nil
-        }
-    }
-
-    /// What reading a record found.
-    enum RecordRead {
-        case found(RecordBytes)
-        /// Missing or damaged.
-        case missing
-        /// Reading it would wait for the disk (its segment not open, or its bytes not in the
-        /// page cache): nothing was done.
-        case notInMemory
-    }
-
     /// Reads the record at `location` and checks it; with `cachedOnly`, only from a segment
     /// already open and only bytes already in memory, so that the call never sleeps on I/O.
     /// With `countsDamage` false, a damaged record is not counted in ``corruptRecordCount``:
@@ -463,7 +442,7 @@ final class PackedStorage: ValueStorage {
     ///
     /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     func readRecord(
-        key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool = true
+        key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
     ) throws(CacheError) -> RecordRead {
         let size = Int(recordSize(lengths: lengths))
         guard size > 0 else { return .missing }
@@ -527,20 +506,6 @@ final class PackedStorage: ValueStorage {
     /// Whether every slot of the entry at `location` is in its record (none in a file).
     func holdsInline(location: ValueLocation, lengths: SlotLengths) -> Bool {
         location.segment != 0 && !lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
-    }
-
-    /// The values of an entry whose slots are all in its record, read only from memory:
-    /// `.notInMemory` as soon as anything would wait for the disk (a slot kept in a file, a
-    /// segment not open, bytes not in the page cache).
-    func readInlineValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError)
-        -> CachedValues
-    {
-        guard holdsInline(location: location, lengths: lengths) else { return .notInMemory }
-        switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: true, countsDamage: false) {
-        case .notInMemory: return .notInMemory
-        case .missing: return .missing
-        case .found(let record): return .found(record.offsets.indices.map(record.data(slot:)))
-        }
     }
 
     /// The open segment `number`, opening it if needed; `nil` when it does not exist, was
@@ -712,6 +677,8 @@ final class PackedStorage: ValueStorage {
 
     /// The number of segments known (for bounding a compaction pass).
     var segmentCount: Int { state.withLock { $0.recordBytes.count } }
+    var sharedFileCount: Int { segmentCount }
+    var liveBytes: Int64 { usage.live }
 
     /// Garbage bytes in the segments, and live ones.
     var usage: (records: Int64, live: Int64) {
