@@ -64,7 +64,8 @@ extension DiskLRUCache {
         try validateForReading(key, operation: "data")
         if let recordReader {
             switch try readInOneHold(recordReader, key: key, operation: "data", cachedOnly: true) {
-            case .opened(let entry): return .finished(entry.values.record.map { $0.offsets.indices.map($0.data(slot:)) })
+            case .opened(let entry):
+                return .finished(entry.values.record.map { $0.offsets.indices.map($0.data(slot:)) })
             case .missed: return .finished(nil)
             case .fallBack: return .needsIO
             }

@@ -6,17 +6,14 @@ struct CacheDirectory: Sendable {
     /// The directory, without a trailing slash.
     let path: String
 
+    var journalPath: String { path(CacheFileName.journal.name) }
+    var temporaryJournalPath: String { path(CacheFileName.temporaryJournal.name) }
+    var backupJournalPath: String { path(CacheFileName.backupJournal.name) }
     /// The advisory lock file; not part of the Java format, and ignored by it.
-    static let lockFileName = "journal.lock"
+    var lockPath: String { path(CacheFileName.lock.name) }
     /// Left by `close()`, removed by open: its presence means no stray file can exist, so open
     /// skips sweeping the directory. Not part of the Java format, and ignored by it.
-    static let cleanMarkerFileName = "journal.clean"
-
-    var journalPath: String { path(Journal.fileName) }
-    var temporaryJournalPath: String { path(Journal.temporaryFileName) }
-    var backupJournalPath: String { path(Journal.backupFileName) }
-    var lockPath: String { path(Self.lockFileName) }
-    var cleanMarkerPath: String { path(Self.cleanMarkerFileName) }
+    var cleanMarkerPath: String { path(CacheFileName.cleanMarker.name) }
 
     /// The path of `name` in the directory.
     func path(_ name: String) -> String { path + "/" + name }
@@ -91,42 +88,8 @@ struct CacheDirectory: Sendable {
         }
     }
 
-    /// The files of the directory's own, by name, as opposed to value files and files the
-    /// cache did not create.
-    enum OwnFile {
-        case journal, temporaryJournal, backupJournal, trash, lock, cleanMarker
-        /// A segment being created (packed storage): written under this name, then linked to
-        /// its own, so that a crash can tear only a file of this name.
-        case newSegment
-        /// The space a packed cache sets aside for a full disk (``SpaceReserve``).
-        case spaceReserve
-    }
-
-    /// The name a new segment is written under before it gets its own (``OwnFile/newSegment``).
-    static let newSegmentFileName = "journal.segment.tmp"
-    var newSegmentPath: String { path(Self.newSegmentFileName) }
-
-    /// The role of `name` if it is one of the directory's own files: the journals, the lock, the
-    /// clean marker, or the trash a journal rebuild leaves (`journal.bkp.N.tmp`).
-    static func ownFile(named name: String) -> OwnFile? {
-        switch name {
-        case Journal.fileName: return .journal
-        case Journal.temporaryFileName: return .temporaryJournal
-        case Journal.backupFileName: return .backupJournal
-        case lockFileName: return .lock
-        case cleanMarkerFileName: return .cleanMarker
-        case newSegmentFileName: return .newSegment
-        case SpaceReserve.fileName: return .spaceReserve
-        default:
-            let prefix = Journal.backupFileName + "."
-            guard name.hasPrefix(prefix), name.hasSuffix(".tmp") else { return nil }
-            let digits = name.utf8.dropFirst(prefix.utf8.count).dropLast(4)
-            guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                return nil
-            }
-            return .trash
-        }
-    }
+    /// Where a new segment is written before it gets its own name (``CacheFileName/newSegment``).
+    var newSegmentPath: String { path(CacheFileName.newSegment.name) }
 
     /// Leaves the marker that tells the next open no stray file exists. Its first line records
     /// the journal's size, identity and modification time, so that a journal another writer

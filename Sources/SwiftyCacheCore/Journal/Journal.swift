@@ -54,9 +54,6 @@
 /// checksum), so that a damaged line costs the entry it names, not the cache; journals written
 /// before the check existed have lines without it, which read as they always did.
 package enum Journal {
-    static let fileName = "journal"
-    static let temporaryFileName = "journal.tmp"
-    static let backupFileName = "journal.bkp"
     static let magic = "libcore.io.DiskLruCache"
     static let version = "1"
     /// Redundant lines that must accumulate (and outnumber live entries) before a rebuild.

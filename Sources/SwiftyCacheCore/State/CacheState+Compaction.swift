@@ -31,7 +31,9 @@ extension CacheState {
     /// record is garbage already). A damaged record's entry is dropped.
     ///
     /// - Complexity: one `write` of the record.
-    mutating func moveRecord(_ move: RecordToMove, record: RecordBytes?, in storage: any CompactingStorage) throws(CacheError) {
+    mutating func moveRecord(_ move: RecordToMove, record: RecordBytes?, in storage: any CompactingStorage)
+        throws(CacheError)
+    {
         guard let index = table.index(of: move.key), table[index].isReadable, table.location(index) == move.location
         else { return }
         guard let record else {

@@ -277,44 +277,57 @@ extension CacheState {
         var unknown: [String] = []
         for name in names {
             let path = directory.path(name)
-            if storage.isSharedFile(named: name) {
-                // Segments: the storage deletes those that hold no live value (see `recover`).
-                if wipe, storage.isOwnSharedFile(atPath: path), (try? fileSystem.unlink(path)) != nil {
-                    report.removedStrayFiles += 1
+            let removes: Bool
+            switch CacheFileName(name) {
+            case .segment where storage.sharesFiles:
+                // The storage deletes those that hold no live value (see `recover`).
+                removes = wipe && storage.isOwnSharedFile(atPath: path)
+            case .temporaryJournal, .journalTrash, .newSegment:
+                removes = true
+            case .journal, .backupJournal, .spaceReserve:
+                removes = wipe
+            case .lock, .cleanMarker:
+                removes = false
+            case .value(let key, let slot):
+                guard let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: false, knownKeys: knownKeys, wipe: wipe)
+                else {
+                    unknown.append(name)
+                    continue
                 }
-                continue
-            }
-            if let role = CacheDirectory.ownFile(named: name) {
-                switch role {
-                case .temporaryJournal, .trash, .newSegment: break
-                case .journal, .backupJournal, .spaceReserve: guard wipe else { continue }
-                case .lock, .cleanMarker: continue
+                removes = sweeps
+            case .stagedValue(let key, let slot):
+                guard let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: true, knownKeys: knownKeys, wipe: wipe)
+                else {
+                    unknown.append(name)
+                    continue
                 }
-                if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }
-                continue
-            }
-            guard let file = storage.classify(fileNamed: name) else {
+                removes = sweeps
+            case .segment, nil:
                 unknown.append(name)
                 continue
             }
-            let index = table.index(of: file.key)
-            guard index != nil || knownKeys.contains(file.key) else {
-                unknown.append(name)
-                foreignKeys.insert(file.key)
-                continue
-            }
-            let isLive = index.map { table[$0].isReadable } ?? false
-            // A live key's file that its values no longer use (packed: the slot is in a record).
-            let isStale =
-                isLive && file.slot < valueCount && !file.isStaged
-                && index.map {
-                    !storage.isFileSlot(file.slot, location: table[$0].location, lengths: table[$0].lengths)
-                }
-                    ?? false
-            guard wipe || file.isStaged || !isLive || file.slot >= valueCount || isStale else { continue }
-            if (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }
+            if removes, (try? fileSystem.unlink(path)) != nil { report.removedStrayFiles += 1 }
         }
         report.unknownFiles = unknown.sorted()
+    }
+
+    /// Whether the sweep deletes a value file of `key`; `nil` when the file is not the cache's
+    /// (no journal line names its key: it is left, and the key refused to writes).
+    private mutating func sweepsValueFile(
+        key: String, slot: Int, isStaged: Bool, knownKeys: Set<String>, wipe: Bool
+    ) -> Bool? {
+        let index = table.index(of: key)
+        guard index != nil || knownKeys.contains(key) else {
+            foreignKeys.insert(key)
+            return nil
+        }
+        let isLive = index.map { table[$0].isReadable } ?? false
+        // A live key's file that its values no longer use (packed: the slot is in a record).
+        let isStale =
+            isLive && slot < valueCount && !isStaged
+            && index.map { !storage.isFileSlot(slot, location: table[$0].location, lengths: table[$0].lengths) }
+                ?? false
+        return wipe || isStaged || !isLive || slot >= valueCount || isStale
     }
 
     /// Deletes the cache's files (the journals and the values of `knownKeys`) and starts a

@@ -413,8 +413,9 @@ struct CacheState {
     /// The trash name can never be a key's file, so a key recreated meanwhile is safe, and a
     /// crash before the unlink leaves only a `.tmp` file, which opening sweeps away.
     mutating func moveToTrash(_ path: String) {
+        // Only the backup journal goes to the trash: its name is ``CacheFileName/journalTrash(_:)``.
         trashCounter += 1
-        let trash = path + "." + String(trashCounter) + ".tmp"
+        let trash = directory.path(CacheFileName.journalTrash(UInt64(trashCounter)).name)
         do {
             try fileSystem.rename(path, to: trash)
             pendingDeletions.append(trash)

@@ -74,18 +74,12 @@ protocol ValueStorage: Sendable {
     /// record until a journal line says otherwise).
     func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool
 
-    /// What the file called `name` is to this storage: a value or a staged value of some key,
-    /// or `nil` for a name the storage never creates. The cache deletes a file only when this
-    /// names it *and* the journal names its key, so a user's file that merely looks like one
-    /// (`notes.0`) is never deleted.
-    func classify(fileNamed name: String) -> StoredFileName?
-
     /// The path an error about `slot` of `key` names.
     func path(key: String, slot: Int, staged: Bool) -> String
 
-    /// Whether `name` is a file the storage shares between entries (a segment), which the
-    /// storage itself accounts for and deletes: the sweep leaves it to ``recover(table:wipe:closedCleanly:)``.
-    func isSharedFile(named name: String) -> Bool
+    /// Whether the storage keeps values in files shared between entries (segments), which it
+    /// accounts for and deletes itself: the sweep leaves them to ``recover(table:wipe:closedCleanly:)``.
+    var sharesFiles: Bool { get }
 
     /// Whether the shared file at `path` carries the storage's header: only then is it the
     /// cache's to delete.
@@ -144,7 +138,7 @@ protocol ValueStorage: Sendable {
 }
 
 extension ValueStorage {
-    func isSharedFile(named name: String) -> Bool { false }
+    var sharesFiles: Bool { false }
     func isOwnSharedFile(atPath path: String) -> Bool { false }
     func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {}
     func shutDown() {}

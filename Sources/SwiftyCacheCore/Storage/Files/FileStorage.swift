@@ -30,21 +30,12 @@ struct FileStorage: ValueStorage {
 
     /// `key.slot`: the committed value of one slot.
     func cleanPath(_ key: String, _ slot: Int) -> String {
-        var path = ""
-        path.reserveCapacity(directory.path.utf8.count + key.utf8.count + 8)
-        path += directory.path
-        path += "/"
-        path += key
-        path += "."
-        path += String(slot)
-        return path
+        directory.path(CacheFileName.value(key: key, slot: slot).name)
     }
 
     /// `key.slot.tmp`: the value an edit is writing.
     func dirtyPath(_ key: String, _ slot: Int) -> String {
-        var path = cleanPath(key, slot)
-        path += ".tmp"
-        return path
+        directory.path(CacheFileName.stagedValue(key: key, slot: slot).name)
     }
 
     func path(key: String, slot: Int, staged: Bool) -> String {
@@ -92,7 +83,7 @@ struct FileStorage: ValueStorage {
             }
             count += digits
             if temporary {
-                for byte in ".tmp".utf8 {
+                for byte in CacheFileName.stagedSuffix.utf8 {
                     buffer[count] = byte
                     count += 1
                 }
@@ -364,29 +355,6 @@ struct FileStorage: ValueStorage {
         return deletedAll
     }
 
-    /// `key.N` or `key.N.tmp`, with `N` written as the cache writes it (no leading zeros).
-    func classify(fileNamed name: String) -> StoredFileName? {
-        Self.parseValueFileName(name)
-    }
-
-    /// The key, slot and kind of a value file's name; `nil` for any other name. Keys may hold
-    /// dots (Java writes any key it replays), so the slot is the last dotted field before an
-    /// optional `.tmp`.
-    static func parseValueFileName(_ name: String) -> StoredFileName? {
-        var utf8 = Substring(name).utf8[...]
-        let isStaged = utf8.count > 4 && utf8.suffix(4).elementsEqual(".tmp".utf8)
-        if isStaged { utf8 = utf8.dropLast(4) }
-        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let keyPart = utf8[..<dot]
-        let slotPart = utf8[utf8.index(after: dot)...]
-        guard !keyPart.isEmpty, !slotPart.isEmpty, slotPart.count <= 9,
-            slotPart.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            slotPart.count == 1 || slotPart.first != UInt8(ascii: "0")
-        else { return nil }
-        let slot = slotPart.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        return StoredFileName(key: String(decoding: keyPart, as: UTF8.self), slot: slot, isStaged: isStaged)
-    }
-
     // MARK: Accounting
 
     /// The bytes held by the committed value files (`key.N`) in `directory`, for a cache that
@@ -397,7 +365,8 @@ struct FileStorage: ValueStorage {
         let fileSystem = directory.fileSystem
         guard let names = try? fileSystem.contentsOfDirectory(directory.path) else { return 0 }
         var total = 0
-        for name in names where parseValueFileName(name)?.isStaged == false {
+        for name in names {
+            guard case .value = CacheFileName(name) else { continue }
             let path = directory.path(name)
             guard (try? fileSystem.kind(of: path)) == .regular,
                 let fd = try? fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)

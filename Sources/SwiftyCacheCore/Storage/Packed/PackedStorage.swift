@@ -46,8 +46,6 @@ final class PackedStorage: CompactingStorage {
 
     static let segmentHeader = Array("swiftycache.seg\n".utf8)
     static let defaultSegmentSize: Int64 = 4 << 20
-    static let namePrefix = "segment-"
-    static let nameSuffix = ".pack"
 
     init(
         directory: CacheDirectory, valueCount: Int, inlineLimit: Int, syncsWrites: Bool, isReadOnly: Bool,
@@ -118,28 +116,11 @@ final class PackedStorage: CompactingStorage {
 
     // MARK: Names
 
-    static func segmentName(_ number: UInt32) -> String {
-        let digits = String(number)
-        return namePrefix + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + nameSuffix
-    }
-
-    /// The number of a segment file's name; `nil` for any other name.
-    static func segmentNumber(fromName name: String) -> UInt32? {
-        guard name.hasPrefix(namePrefix), name.hasSuffix(nameSuffix) else { return nil }
-        let digits = name.dropFirst(namePrefix.count).dropLast(nameSuffix.count)
-        guard digits.count >= 8, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt32(digits),
-            number > 0
-        else { return nil }
-        return number
-    }
-
-    func segmentPath(_ number: UInt32) -> String { directory.path(Self.segmentName(number)) }
+    func segmentPath(_ number: UInt32) -> String { directory.path(CacheFileName.segment(number).name) }
 
     func path(key: String, slot: Int, staged: Bool) -> String { files.path(key: key, slot: slot, staged: staged) }
 
-    func classify(fileNamed name: String) -> StoredFileName? { files.classify(fileNamed: name) }
-
-    func isSharedFile(named name: String) -> Bool { Self.segmentNumber(fromName: name) != nil }
+    var sharesFiles: Bool { true }
 
     func isOwnSharedFile(atPath path: String) -> Bool {
         guard let fd = try? fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0) else { return false }
@@ -594,7 +575,10 @@ final class PackedStorage: CompactingStorage {
         // unlink): the name is the cache's own.
         try? fileSystem.removeFileIfPresent(directory.newSegmentPath)
         let names = (try? fileSystem.contentsOfDirectory(directory.path)) ?? []
-        let numbers = names.compactMap(Self.segmentNumber(fromName:)).sorted()
+        let numbers = names.compactMap { name -> UInt32? in
+            guard case .segment(let number) = CacheFileName(name) else { return nil }
+            return number
+        }.sorted()
         var dead: [String] = []
         state.withLock { segments in
             segments = Segments()

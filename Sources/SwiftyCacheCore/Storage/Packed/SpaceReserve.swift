@@ -11,14 +11,13 @@
 /// removals that leave a segment emptier. File storage needs none (a removal deletes files,
 /// and frees space by itself).
 struct SpaceReserve {
-    static let fileName = "journal.reserve"
 
     let directory: CacheDirectory
     /// The most bytes set aside.
     let ceiling: Int64
 
     private var fileSystem: any FileSystem { directory.fileSystem }
-    var path: String { directory.path(Self.fileName) }
+    var path: String { directory.path(CacheFileName.spaceReserve.name) }
 
     /// Sets the reserve aside if it is not there and the file system has room for it twice
     /// over (taking the last free bytes back would stop the writes it just let through): zeros
