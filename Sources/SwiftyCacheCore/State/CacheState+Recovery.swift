@@ -277,8 +277,9 @@ extension CacheState {
         var unknown: [String] = []
         for name in names {
             let path = directory.path(name)
+            let file = CacheFileName(name)
             let removes: Bool
-            switch CacheFileName(name) {
+            switch file {
             case .segment where storage.sharesFiles:
                 // The storage deletes those that hold no live value (see `recover`).
                 removes = wipe && storage.isOwnSharedFile(atPath: path)
@@ -288,15 +289,9 @@ extension CacheState {
                 removes = wipe
             case .lock, .cleanMarker:
                 removes = false
-            case .value(let key, let slot):
-                guard let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: false, knownKeys: knownKeys, wipe: wipe)
-                else {
-                    unknown.append(name)
-                    continue
-                }
-                removes = sweeps
-            case .stagedValue(let key, let slot):
-                guard let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: true, knownKeys: knownKeys, wipe: wipe)
+            case .value(let key, let slot), .stagedValue(let key, let slot):
+                let isStaged = file == .stagedValue(key: key, slot: slot)
+                guard let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: isStaged, known: knownKeys, wipe: wipe)
                 else {
                     unknown.append(name)
                     continue
@@ -314,7 +309,7 @@ extension CacheState {
     /// Whether the sweep deletes a value file of `key`; `nil` when the file is not the cache's
     /// (no journal line names its key: it is left, and the key refused to writes).
     private mutating func sweepsValueFile(
-        key: String, slot: Int, isStaged: Bool, knownKeys: Set<String>, wipe: Bool
+        key: String, slot: Int, isStaged: Bool, known knownKeys: Set<String>, wipe: Bool
     ) -> Bool? {
         let index = table.index(of: key)
         guard index != nil || knownKeys.contains(key) else {
