@@ -291,8 +291,8 @@ extension CacheState {
                 removes = false
             case .value(let key, let slot), .stagedValue(let key, let slot):
                 let isStaged = file == .stagedValue(key: key, slot: slot)
-                guard let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: isStaged, known: knownKeys, wipe: wipe)
-                else {
+                let sweeps = sweepsValueFile(key: key, slot: slot, isStaged: isStaged, known: knownKeys, wipe: wipe)
+                guard let sweeps else {
                     unknown.append(name)
                     continue
                 }
