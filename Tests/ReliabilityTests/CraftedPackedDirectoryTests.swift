@@ -5,7 +5,7 @@ import Testing
 
 /// Packed directories crafted to make a read allocate what the files do not hold: every
 /// length, offset and limit read from disk is checked before anything is allocated or read.
-@Suite struct CraftedPackedDirectoryTests {
+@Suite(.tags(.addressSanitized)) struct CraftedPackedDirectoryTests {
     let directory = TemporaryDirectory()
     static let segmentHeader = "swiftycache.seg\n"
 

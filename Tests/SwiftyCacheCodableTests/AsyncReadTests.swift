@@ -7,7 +7,7 @@ import Testing
 /// `ObjectCache`'s `async` read: from memory, or from a packed record in the page cache on the
 /// caller's task, or the full read on the I/O pool, with the same results and effects as the
 /// synchronous read.
-@Suite struct AsyncReadTests {
+@Suite(.tags(.concurrency, .lockFreeReads)) struct AsyncReadTests {
     let directory = TemporaryDirectory()
 
     @Test func aValueOnDiskIsReadCountedAndKeptInMemory() async throws {

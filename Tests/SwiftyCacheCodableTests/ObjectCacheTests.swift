@@ -44,7 +44,7 @@ let sampleNote = Note(
     title: "Hello", tags: ["a", "b"], created: Date(timeIntervalSince1970: 1_000),
     body: String(repeating: "text ", count: 100))
 
-@Suite struct ObjectCacheTests {
+@Suite(.tags(.concurrency, .lockFreeReads)) struct ObjectCacheTests {
     let directory = TemporaryDirectory()
 
     @Test func roundTripsStringIntURLUUIDAndStructKeys() throws {

@@ -12,7 +12,7 @@ import Darwin
 
 /// `close()` returns only when nothing of the cache will touch its directory any more: another
 /// cache (or the Java library) may open it at once.
-@Suite struct CloseTests {
+@Suite(.tags(.concurrency)) struct CloseTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()
 

@@ -10,7 +10,7 @@ import Glibc
 /// The read an `async` overload tries on the caller's task before it hops to the I/O pool:
 /// done only from memory (a packed record already in the page cache), and otherwise handed to
 /// the full read before it records anything.
-@Suite struct MemoryReadTests {
+@Suite(.tags(.concurrency)) struct MemoryReadTests {
     let directory = TemporaryDirectory()
     /// What is in memory is the file system's say (``FaultInjectingFileSystem/PageCache``), so
     /// that these tests do not depend on what the kernel keeps; ``SystemReadIfCachedTests``
@@ -146,110 +146,5 @@ import Glibc
             #expect(cache.statistics.hitCount == 1)
             #expect(cache.statistics.missCount == 1)
         }
-    }
-}
-
-#if os(Linux)
-/// The system calls behind the reads from memory, against the kernel's page cache.
-@Suite struct SystemReadIfCachedTests {
-    let directory = TemporaryDirectory()
-    let fileSystem = SystemFileSystem()
-
-    @Test func aPageJustReadIsReadFromMemoryAtItsOffset() throws {
-        let (fd, bytes) = try openFileOfPages()
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        // Read the blocking way, then from memory. (The kernel may drop the page in between,
-        // so a refusal is followed by another blocking read: three tries.)
-        var fromMemory: Int?
-        for _ in 0..<3 where fromMemory == nil {
-            _ = try buffer.withUnsafeMutableBytes { try fileSystem.read(fd, into: $0, at: 8192) }
-            buffer = [UInt8](repeating: 0, count: 4096)
-            fromMemory = try buffer.withUnsafeMutableBytes { try fileSystem.readIfCached(fd, into: $0, at: 8192) }
-        }
-        #expect(fromMemory == 4096)
-        #expect(Data(buffer) == bytes[8192..<12_288])
-    }
-
-    /// `RWF_NOWAIT` refuses a page out of memory, unless the readahead it starts completed at
-    /// once (which a fast virtual disk does): either way, never a partial or wrong read.
-    @Test func anEvictedPageIsRefusedOrReadWhole() throws {
-        let (fd, bytes) = try openFileOfPages()
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<10 {
-            #expect(fsync(fd) == 0)
-            #expect(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
-            guard try !isResident(fd: fd, length: 4096) else { continue }
-            let read = try buffer.withUnsafeMutableBytes { try fileSystem.readIfCached(fd, into: $0, at: 0) }
-            if let read {
-                #expect(read == 4096)
-                #expect(Data(buffer) == bytes[0..<4096])
-            }
-            let outcome = read == nil ? "refused" : "read by the readahead it started"
-            print("SystemReadIfCachedTests: an evicted page was \(outcome)")
-            return
-        }
-        print("SystemReadIfCachedTests: the kernel kept the page in memory through 10 drops; eviction not checked")
-    }
-
-    /// A file of 64 KiB of varied bytes, open for reading.
-    private func openFileOfPages() throws -> (Int32, Data) {
-        let path = directory.url.appending(path: "pages").path
-        let bytes = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
-        try bytes.write(to: URL(filePath: path))
-        let fd = open(path, O_RDONLY)
-        try #require(fd >= 0)
-        return (fd, bytes)
-    }
-
-    /// Whether the first page of the file is in the page cache (`mincore` on a mapping that
-    /// touches nothing).
-    private func isResident(fd: Int32, length: Int) throws -> Bool {
-        let mapping = try #require(mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0))
-        try #require(mapping != MAP_FAILED)
-        defer { munmap(mapping, length) }
-        var vector: UInt8 = 0
-        try #require(mincore(mapping, length, &vector) == 0)
-        return vector & 1 == 1
-    }
-}
-#endif
-
-/// A packed read records the hit with its plan, in one lock hold; a read that must go the
-/// validating way after all (a slot in a file, a damaged record) takes the hit back first.
-@Suite struct OneHoldReadTests {
-    let directory = TemporaryDirectory()
-
-    @Test func eachReadCountsOnceWhicheverWayItGoes() throws {
-        let cache = try openCache(directory.url, storage: .packed(inlineLimit: 4))
-        try cache.set("small", "ab", "cd")  // one record
-        try cache.set("large", "ab", "longer than four")  // slot 1 in a file: the validating way
-        #expect(try cache.strings("small") == ["ab", "cd"])
-        #expect(try cache.strings("large") == ["ab", "longer than four"])
-        #expect(cache.statistics.hitCount == 2)
-        #expect(cache.statistics.missCount == 0)
-        #expect(try cache.strings("absent") == nil)
-        #expect(cache.statistics.missCount == 1)
-        try cache.flush()
-        let reads = try JournalFixture.bodyLines(in: directory.url).filter { $0.hasPrefix("READ ") }
-        #expect(reads.first == "READ small")
-        #expect(reads.contains("READ large"))
-    }
-
-    @Test func aDamagedRecordIsOneMissAndOneCorruptRecord() throws {
-        let cache = try openCache(directory.url, storage: .packed)
-        try cache.set("k1", "abc", "de")
-        let segment = directory.url.appending(path: "segment-00000001.pack")
-        let handle = try FileHandle(forUpdating: segment)
-        let end = try handle.seekToEnd()
-        try handle.seek(toOffset: end - 1)
-        try handle.write(contentsOf: Data([0]))  // "e" becomes NUL
-        try handle.close()
-        #expect(try cache.data(forKey: "k1") == nil)
-        #expect(cache.statistics.hitCount == 0)
-        #expect(cache.statistics.missCount == 1)
-        #expect(cache.statistics.corruptRecordCount == 1)
-        #expect(try !cache.contains("k1"))
     }
 }

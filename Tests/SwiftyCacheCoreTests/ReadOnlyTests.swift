@@ -5,7 +5,7 @@ import Testing
 
 /// `Options(readOnly: true)`: reads from the journal as it was, writes nothing, and shares the
 /// directory with a writer.
-@Suite struct ReadOnlyTests {
+@Suite(.tags(.concurrency)) struct ReadOnlyTests {
     let directory = TemporaryDirectory()
 
     func openReader() throws -> DiskLRUCache {

@@ -9,7 +9,7 @@ import Testing
 
 /// The memory tier split by key hash: the limits shared out exactly, each stripe evicting on
 /// its own, the counters added up, and small tiers kept whole (exact LRU order).
-@Suite struct MemoryStripesTests {
+@Suite(.tags(.concurrency, .lockFreeReads)) struct MemoryStripesTests {
     let directory = TemporaryDirectory()
 
     @Test func smallTiersKeepOneStripeAndLargeOnesSplit() {

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftyCacheCore
+import SwiftyCacheTestSupport
 import Testing
 
 @testable import SwiftyCacheCodable
@@ -7,7 +8,7 @@ import Testing
 /// One stripe of the memory tier without a disk: least recently used first, with a second
 /// chance for values hit since eviction last passed them (a hit only sets a bit), the value
 /// just stored going last, unsaved values handed back instead of dropped.
-@Suite struct MemoryTierTests {
+@Suite(.tags(.concurrency, .lockFreeReads)) struct MemoryTierTests {
     let now = Date(timeIntervalSince1970: 1_000)
 
     func tier(limit: Int, bytes: Int? = nil, saved keys: [String]) -> MemoryTier<String, String> {

@@ -8,7 +8,7 @@ import Testing
 /// The read-mostly lock under the memory tier's stripes: readers enter without the mutex while
 /// the gate is open, a writer closes it and waits for the readers inside, the gate reopens
 /// after enough reads with no write, and the per-thread counters add up exactly.
-@Suite struct ReadMostlyLockTests {
+@Suite(.tags(.concurrency, .lockFreeReads)) struct ReadMostlyLockTests {
     /// Waits until `condition` holds, yielding the core meanwhile (no sleep, no clock).
     func waitUntil(_ condition: () -> Bool) {
         while !condition() { sched_yield() }

@@ -12,7 +12,7 @@ import Darwin
 
 /// The background journal rebuild writes `journal.tmp` without the cache lock: operations go
 /// on meanwhile, and what they journal follows the snapshot in the new journal.
-@Suite struct JournalRebuildTests {
+@Suite(.tags(.concurrency)) struct JournalRebuildTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()
     /// Enough entries that the rebuilt journal (about 19 bytes a line) is larger than any

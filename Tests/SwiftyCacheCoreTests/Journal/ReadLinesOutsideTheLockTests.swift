@@ -13,7 +13,7 @@ import Darwin
 /// Reads buffer their `READ` lines; the reader that fills the buffer writes it after releasing
 /// the cache lock, holding only the journal's output lock: other readers go on meanwhile, and
 /// whatever is journaled next is written after those lines.
-@Suite struct ReadLinesOutsideTheLockTests {
+@Suite(.tags(.concurrency)) struct ReadLinesOutsideTheLockTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()
     /// Few enough entries that their `DIRTY` lines and the reads below (about 480 fill the

@@ -12,7 +12,7 @@ import Darwin
 /// Packed storage, read as the specification of its files: the segment header, the record
 /// layout, the journal lines that name records; and what it promises beyond file storage:
 /// checksummed reads, compaction that loses nothing, and crash recovery of segments.
-@Suite struct PackedStorageTests {
+@Suite(.tags(.addressSanitized, .concurrency)) struct PackedStorageTests {
     let directory = TemporaryDirectory()
 
     func openPacked(
