@@ -94,15 +94,9 @@ public final class Snapshot: Sendable {
         let storage = cache.storage
         return try values.withLock { (values) throws(CacheError) -> Int in
             guard let values else { throw CacheError.snapshotClosed(key: key, operation: "read") }
-            var total = 0
-            while total < buffer.count {
-                let count = try storage.read(
-                    values, slot: slot, key: key, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]),
-                    at: offset + total)
-                if count == 0 { break }
-                total += count
-            }
-            return total
+            return try readUntilFull(buffer) { (rest, filled) throws(CacheError) -> Int? in
+                try storage.read(values, slot: slot, key: key, into: rest, at: offset + filled)
+            } ?? 0
         }
     }
 

@@ -118,15 +118,7 @@ struct CacheDirectory: Sendable {
         guard let status = try? fileSystem.status(of: fd), status.kind == .regular else { return (false, []) }
         let wanted = readsSnapshot && status.size <= Self.snapshotLimit ? Int(status.size) : 256
         var buffer = [UInt8](repeating: 0, count: max(wanted, 1))
-        var count = 0
-        while count < buffer.count {
-            let read = buffer.withUnsafeMutableBytes {
-                (try? fileSystem.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[count...]), at: Int64(count)))
-                    ?? 0
-            }
-            if read <= 0 { break }
-            count += read
-        }
+        let count = buffer.withUnsafeMutableBytes { (try? fileSystem.readFully(fd, into: $0, at: 0)) ?? 0 }
         let marker = Array(Self.markerText(for: journal).utf8)
         guard count >= marker.count, buffer[0..<marker.count].elementsEqual(marker) else { return (false, []) }
         return (true, wanted == Int(status.size) ? Array(buffer[marker.count..<count]) : [])

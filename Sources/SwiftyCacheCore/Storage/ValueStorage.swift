@@ -169,15 +169,12 @@ extension ValueStorage {
     func readWhole(_ values: OpenedValues, slot: Int, length: Int, key: String) throws(CacheError) -> Data {
         guard length > 0 else { return Data() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 16)
-        var total = 0
+        let total: Int
         do {
-            while total < length {
-                let count = try read(
-                    values, slot: slot, key: key, into: UnsafeMutableRawBufferPointer(rebasing: buffer[total...]),
-                    at: total)
-                if count == 0 { break }
-                total += count
-            }
+            total =
+                try readUntilFull(buffer) { (rest, filled) throws(CacheError) -> Int? in
+                    try read(values, slot: slot, key: key, into: rest, at: filled)
+                } ?? 0
         } catch {
             buffer.deallocate()
             throw error

@@ -301,19 +301,13 @@ struct FileStorage: ValueStorage {
             else { return .missing }
             var wouldWait = false
             let bytes = [UInt8](unsafeUninitializedCapacity: lengths[slot]) { buffer, initialized in
-                let raw = UnsafeMutableRawBufferPointer(buffer)
-                while initialized < raw.count {
-                    guard
-                        let read = try? fileSystem.readIfCached(
-                            fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[initialized...]),
-                            at: Int64(initialized)),
-                        read > 0
-                    else {
-                        wouldWait = true
-                        return
-                    }
-                    initialized += read
+                let read = try? fileSystem.readFullyIfCached(fd, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+                // Short of the length `fstat` gave: the file changed meanwhile; the full read decides.
+                guard let read, read == buffer.count else {
+                    wouldWait = true
+                    return
                 }
+                initialized = read
             }
             if wouldWait { return .notInMemory }
             values.append(Data(bytes))

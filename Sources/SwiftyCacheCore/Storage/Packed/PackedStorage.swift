@@ -452,22 +452,15 @@ final class PackedStorage: CompactingStorage {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
         var handedOver = false
         defer { if !handedOver { buffer.deallocate() } }
-        var initialized = 0
+        let initialized: Int
         do throws(SystemCallError) {
-            while initialized < size {
-                let target = UnsafeMutableRawBufferPointer(rebasing: buffer[initialized...])
-                let offset = location.offset + Int64(initialized)
-                let read: Int
-                if cachedOnly {
-                    guard let cached = try fileSystem.readIfCached(segment.fd, into: target, at: offset) else {
-                        return .notInMemory
-                    }
-                    read = cached
-                } else {
-                    read = try fileSystem.read(segment.fd, into: target, at: offset)
+            if cachedOnly {
+                guard let read = try fileSystem.readFullyIfCached(segment.fd, into: buffer, at: location.offset) else {
+                    return .notInMemory
                 }
-                if read == 0 { break }
-                initialized += read
+                initialized = read
+            } else {
+                initialized = try fileSystem.readFully(segment.fd, into: buffer, at: location.offset)
             }
         } catch {
             throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
