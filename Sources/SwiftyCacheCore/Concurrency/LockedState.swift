@@ -72,14 +72,3 @@ func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
     pthread_mutex_init(mutex, nil)
     #endif
 }
-
-/// The state and its mutex in one allocation.
-@usableFromInline
-package final class LockStorage<State>: ManagedBuffer<State, pthread_mutex_t> {
-    deinit {
-        withUnsafeMutablePointerToElements { mutex in
-            pthread_mutex_destroy(mutex)
-            mutex.deinitialize(count: 1)
-        }
-    }
-}

@@ -1,0 +1,43 @@
+public import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The calls into the engine: its key for a typed key, the write stripe that orders writes of
+/// one key, and errors wrapped as `ObjectCacheError`.
+extension ObjectCache {
+    @discardableResult
+    func removeFromDisk(_ key: Key, operation: String) throws -> Bool {
+        let engineKey = keyHasher.engineKey(for: try encodeKey(key, operation: operation))
+        return try stripe(for: engineKey).lock.withLock { writes in
+            writes += 1
+            return try diskCall(key, operation: operation) { try disk.remove(engineKey) }
+        }
+    }
+
+    func encodeKey(_ key: Key, operation: String) throws -> Data {
+        do {
+            return try KeyCoding.bytes(of: key)
+        } catch {
+            throw ObjectCacheError.encodingFailed("key", key: "\(key)", operation: operation, cause: error)
+        }
+    }
+
+    /// Runs an engine call, wrapping its error with the key and operation.
+    func diskCall<T>(_ key: Key?, operation: String, _ body: () throws -> T) throws(ObjectCacheError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw ObjectCacheError.wrapping(error, key: key.map { "\($0)" }, operation: operation)
+        }
+    }
+
+    func stripe(for engineKey: String) -> WriteStripe {
+        var hasher = Hasher()
+        hasher.combine(engineKey)
+        return writeStripes[Int(UInt(bitPattern: hasher.finalize()) % UInt(writeStripes.count))]
+    }
+}

@@ -1,0 +1,195 @@
+public import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The way to and from the disk: loading and decoding an entry, encoding and writing one,
+/// saving what the memory tier hands back, and dropping what a read found unusable.
+extension ObjectCache {
+    struct Loaded {
+        var value: Value
+        var cost: Int
+        var expires: Date?
+    }
+
+    /// Reads and decodes the entry for `key` from disk; `nil` for a miss of any kind.
+    func load(_ key: Key, now: Date) throws -> Loaded? {
+        let keyBytes = try encodeKey(key, operation: "value")
+        let engineKey = keyHasher.engineKey(for: keyBytes)
+        // One engine call reads every slot: one lock and no snapshot object. An expired or
+        // colliding entry costs its payload's read too; both are rare.
+        guard let slots = try diskCall(key, operation: "value", { try disk.data(forKey: engineKey) }) else {
+            return nil
+        }
+        switch decode(slots, keyBytes: keyBytes, now: now) {
+        case .loaded(let loaded):
+            return loaded
+        case .collision:
+            // Another key hashed to the same name: its entry stays, this key misses.
+            eventHandler?(.hashCollision(key: key))
+            return nil
+        case .incompatible:
+            eventHandler?(.incompatibleEntry(key: key))
+        case .expired:
+            memory.withLock(for: key) { $0.statistics.expirations += 1 }
+            eventHandler?(.expired(key: key))
+        case .undecodable(let error):
+            memory.withLock(for: key) { $0.statistics.decodeFailures += 1 }
+            eventHandler?(.decodingFailed(key: key, error: error))
+        }
+        try dropFromDisk(engineKey, key: key)
+        return nil
+    }
+
+    /// What the slots of an entry hold for `key`.
+    enum Decoded {
+        case loaded(Loaded)
+        /// Another key's entry under the same hashed name.
+        case collision
+        /// Another format, or no envelope.
+        case incompatible
+        case expired
+        case undecodable(any Error)
+    }
+
+    /// Decodes an entry's slots, without side effects: the caller counts, reports and drops.
+    func decode(_ slots: [Data], keyBytes: Data, now: Date) -> Decoded {
+        guard let envelope = try? Envelope(decoding: slots[0]),
+            envelope.codec == format.codec || envelope.codec == .raw
+        else { return .incompatible }
+        guard envelope.keyBytes == keyBytes else { return .collision }
+        if envelope.isExpired(at: now) { return .expired }
+        let payload = slots[1]
+        do {
+            var value = try decodeValue(payload, codec: envelope.codec)
+            if attachmentCount > 0, var attachable = value as? any CacheAttachments {
+                attachable.restoreAttachments(Array(slots[2...]))
+                if let restored = attachable as? Value { value = restored }
+            }
+            return .loaded(Loaded(value: value, cost: payload.count, expires: envelope.expires))
+        } catch {
+            return .undecodable(error)
+        }
+    }
+
+    /// What a read from memory only found (see ``valueIfInMemory(forKey:)``).
+    enum MemoryOnlyRead {
+        /// The read is done: the value, or `nil` on a miss; `mustSave` holds the unsaved
+        /// values the memory tier gave up to make room, for the caller to write.
+        case finished(Value?, mustSave: [MemoryTier<Key, Value>.PendingSave])
+        /// It needs file I/O (the disk, or a write to drop an unusable entry).
+        case needsIO
+    }
+
+    /// `value(forKey:)` without waiting for file I/O, for the `async` overload on Swift's
+    /// cooperative pool: a memory hit, or a packed entry whose record is in the page cache
+    /// (see `DiskLRUCache.dataIfInMemory(forKey:)`), decoded here. Anything that needs the
+    /// disk or a write returns ``MemoryOnlyRead/needsIO`` before any effect.
+    func valueIfInMemory(forKey key: Key) throws -> MemoryOnlyRead {
+        let now = clock()
+        switch memory.find(key, now: now) {
+        case .hit(let value): return .finished(value, mustSave: [])
+        case .expired: return .needsIO
+        case .miss: break
+        }
+        let keyBytes = try encodeKey(key, operation: "value")
+        let engineKey = keyHasher.engineKey(for: keyBytes)
+        let read = try diskCall(key, operation: "value") { try disk.dataIfInMemory(forKey: engineKey) }
+        guard case .finished(let slots) = read else { return .needsIO }
+        guard let slots else {
+            memory.countMiss(key)
+            return .finished(nil, mustSave: [])
+        }
+        guard case .loaded(let loaded) = decode(slots, keyBytes: keyBytes, now: now) else {
+            return .needsIO
+        }
+        memory.countDiskHit(key)
+        let stored = memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        return .finished(loaded.value, mustSave: stored ? memory.trim(after: key) : [])
+    }
+
+    private func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
+        if codec == .raw {
+            guard let data = payload as? Value else {
+                throw DecodingError.typeMismatch(
+                    Value.self, .init(codingPath: [], debugDescription: "raw bytes stored, \(Value.self) expected"))
+            }
+            return data
+        }
+        return try format.decode(Value.self, from: payload)
+    }
+
+    /// Encodes and writes one value; returns its encoded size. The caller counts the save.
+    func write(_ value: Value, forKey key: Key, expires: Date?, operation: String) throws -> Int {
+        let keyBytes = try encodeKey(key, operation: operation)
+        let payload: Data
+        let codec: ObjectCacheFormat.Codec
+        if let data = value as? Data {
+            payload = data
+            codec = .raw
+        } else {
+            do {
+                payload = try format.encode(value)
+            } catch {
+                throw ObjectCacheError.encodingFailed("value", key: "\(key)", operation: operation, cause: error)
+            }
+            codec = format.codec
+        }
+        var slots = [Envelope(codec: codec, created: clock(), expires: expires, keyBytes: keyBytes).encoded(), payload]
+        if attachmentCount > 0 {
+            let parts = (value as? any CacheAttachments)?.attachments ?? []
+            guard parts.count == attachmentCount else {
+                throw ObjectCacheError.attachmentCountMismatch(
+                    expected: attachmentCount, got: parts.count, key: "\(key)", operation: operation)
+            }
+            slots += parts
+        }
+        let engineKey = keyHasher.engineKey(for: keyBytes)
+        try stripe(for: engineKey).lock.withLock { writes in
+            try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
+            writes += 1
+        }
+        return payload.count
+    }
+
+    /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
+    func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: String) throws {
+        let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
+        memory.withLock(for: pending.key) {
+            $0.statistics.saves += 1
+            $0.markSaved(pending.key, version: pending.version, cost: cost)
+        }
+    }
+
+    /// Applies the memory limits after a store of `key`, saving unsaved values before
+    /// dropping them.
+    func trimMemory(after key: Key) {
+        saveAndDrop(memory.trim(after: key))
+    }
+
+    /// Writes the unsaved values the memory tier gave up, then drops them from memory; a value
+    /// that cannot be written stays there, unsaved.
+    func saveAndDrop(_ mustSave: [MemoryTier<Key, Value>.PendingSave]) {
+        for pending in mustSave {
+            do {
+                try persist(pending, operation: "evict from memory")
+                memory.withLock(for: pending.key) { tier in
+                    if tier.removeIfSaved(pending.key) { tier.statistics.memoryEvictions += 1 }
+                }
+            } catch {
+                // Kept in memory, still unsaved: never dropped silently.
+                eventHandler?(.saveFailed(key: pending.key, error: error))
+            }
+        }
+    }
+
+    /// Removes an entry a read found unusable (expired, undecodable, another format); a
+    /// read-only cache leaves it, and the read is a miss all the same.
+    private func dropFromDisk(_ engineKey: String, key: Key) throws {
+        guard !isReadOnly else { return }
+        try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+    }
+}

@@ -1,0 +1,114 @@
+public import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+extension ObjectCache {
+    /// The value for `key`: from memory, else from disk (which then fills memory); `nil` on a
+    /// miss. Expired, undecodable and incompatible entries read as misses and are removed.
+    ///
+    /// - Throws: ``ObjectCacheError`` for a key that cannot be encoded or a disk failure.
+    /// - Complexity: O(1) on a memory hit, with no disk access and no decoding.
+    @inlinable
+    public func value(forKey key: Key) throws -> Value? {
+        // Inlinable, so a memory hit runs specialized for the caller's types.
+        if let value = memory.freshHit(key, clock: clock) { return value }
+        return try valueAfterMemoryMiss(forKey: key)
+    }
+
+    /// The rest of a read: expiry of a value in memory, then the disk.
+    @usableFromInline
+    func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
+        let now = clock()
+        switch memory.find(key, now: now) {
+        case .hit(let value):
+            return value
+        case .expired:
+            memory.countMiss(key)
+            memory.withLock(for: key) { $0.statistics.expirations += 1 }
+            eventHandler?(.expired(key: key))
+            if !isReadOnly { try removeFromDisk(key, operation: "value") }
+            return nil
+        case .miss:
+            break
+        }
+        guard let loaded = try load(key, now: now) else {
+            memory.countMiss(key)
+            return nil
+        }
+        memory.countDiskHit(key)
+        if memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) {
+            trimMemory(after: key)
+        }
+        return loaded.value
+    }
+
+    /// Reads the value for `key`, or `nil`; a write stores it in memory only, unsaved, until
+    /// `save()` or `save(_:)` (write-back). Setting `nil` removes the key from memory and
+    /// disk. Errors, which a subscript cannot throw, read as `nil` and go to the event handler
+    /// where they concern a particular value; use `value(forKey:)` to see them.
+    public subscript(key: Key) -> Value? {
+        get { try? value(forKey: key) }
+        set {
+            guard !isReadOnly else { return }
+            if let newValue {
+                let expires = defaultTimeToLive.map { clock().addingTimeInterval($0.timeInterval) }
+                memory.withLock(for: key) {
+                    _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires)
+                }
+                trimMemory(after: key)
+            } else {
+                _ = try? removePermanently(forKey: key)
+            }
+        }
+    }
+
+    /// Reads attachment `index` of the value for `key` straight from its slot, without decoding
+    /// the value; `nil` on a miss.
+    ///
+    /// - Throws: ``ObjectCacheError`` for an index out of range or a disk failure.
+    public func attachment(_ index: Int, forKey key: Key) throws -> Data? {
+        guard (0..<attachmentCount).contains(index) else {
+            throw ObjectCacheError.invalidConfiguration(
+                "attachment \(index) is outside 0..<\(attachmentCount)", key: "\(key)", operation: "attachment")
+        }
+        if let pending = memory.inspect(for: key, { $0.pendingSave(for: key) }),
+            let attachable = pending.value as? any CacheAttachments
+        {
+            return attachable.attachments[index]
+        }
+        let keyBytes = try encodeKey(key, operation: "attachment")
+        return try diskCall(key, operation: "attachment") {
+            guard let snapshot = try disk.snapshot(forKey: keyHasher.engineKey(for: keyBytes)) else { return nil }
+            defer { snapshot.close() }
+            guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)), envelope.keyBytes == keyBytes,
+                !envelope.isExpired(at: clock())
+            else { return nil }
+            return try snapshot.readData(at: 2 + index)
+        }
+    }
+
+    /// The original keys of the values on disk, plus unsaved ones in memory (not the hashes).
+    /// Entries that cannot be read are left out.
+    ///
+    /// - Complexity: O(n): it reads every entry's envelope.
+    public func keys() -> [Key] {
+        var result: [Key] = []
+        var seen = Set<Key>()
+        let snapshots = (try? disk.snapshots()).map(Array.init) ?? []
+        for snapshot in snapshots {
+            defer { snapshot.close() }
+            guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)),
+                let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes), seen.insert(key).inserted
+            else { continue }
+            result.append(key)
+        }
+        for pending in memory.unsaved where seen.insert(pending.key).inserted {
+            result.append(pending.key)
+        }
+        return result
+    }
+}

@@ -1,0 +1,88 @@
+public import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+extension ObjectCache {
+    /// Drops every value from memory, saving unsaved ones first; the disk keeps them. A value
+    /// whose save fails stays in memory, still unsaved, and the failure goes to the event handler
+    /// (``ObjectCacheEvent/saveFailed(key:error:)``): it is never dropped.
+    public func clearMemory() {
+        for pending in memory.unsaved {
+            do { try persist(pending, operation: "clearMemory") } catch {
+                eventHandler?(.saveFailed(key: pending.key, error: error))
+            }
+        }
+        memory.updateEach { tier in
+            for key in tier.items.indicesInLRUOrder.compactMap({ tier.items.key(at: $0) }) {
+                _ = tier.removeIfSaved(key)
+            }
+        }
+    }
+
+    /// Drops the value of `key` from memory, saving it first if it is unsaved; the disk keeps
+    /// it. If the save fails, the value stays in memory, unsaved, and the failure goes to the
+    /// event handler; call `save(_:)` to see the error.
+    public func clearMemory(forKey key: Key) {
+        do {
+            try save(key)
+        } catch {
+            eventHandler?(.saveFailed(key: key, error: error))
+            return
+        }
+        _ = memory.withLock(for: key) { $0.removeIfSaved(key) }
+    }
+
+    /// Removes `key` from memory and disk.
+    ///
+    /// - Returns: Whether a value was found in either.
+    /// - Throws: ``ObjectCacheError`` for a disk failure.
+    @discardableResult
+    public func removePermanently(forKey key: Key) throws -> Bool {
+        let inMemory = memory.withLock(for: key) { $0.remove(key) } != nil
+        let onDisk = try removeFromDisk(key, operation: "removePermanently")
+        return inMemory || onDisk
+    }
+
+    /// Removes every value from memory and disk.
+    ///
+    /// - Throws: ``ObjectCacheError`` for a disk failure.
+    public func removeAll() throws {
+        memory.updateEach { $0.removeAll() }
+        try diskCall(nil, operation: "removeAll") { try disk.evictAll() }
+    }
+
+    /// Removes every expired entry from memory and disk.
+    ///
+    /// - Returns: How many entries were removed from disk.
+    /// - Complexity: O(n): it reads every entry's envelope.
+    @discardableResult
+    public func removeExpired() throws -> Int {
+        let now = clock()
+        memory.updateEach { tier in
+            for index in tier.items.indicesInLRUOrder {
+                if let item = tier.items.value(at: index), let expires = item.expires, expires <= now,
+                    let key = tier.items.key(at: index)
+                {
+                    tier.remove(key)
+                }
+            }
+        }
+        var removed = 0
+        let snapshots = try diskCall(nil, operation: "removeExpired") { try disk.snapshots() }
+        for snapshot in snapshots {
+            let envelope = try? Envelope(decoding: snapshot.readData(at: 0))
+            snapshot.close()
+            guard let envelope, envelope.isExpired(at: now) else { continue }
+            if try diskCall(nil, operation: "removeExpired", { try disk.remove(snapshot.key) }) {
+                removed += 1
+                if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) { eventHandler?(.expired(key: key)) }
+            }
+        }
+        memory.count { $0.expirations += removed }
+        return removed
+    }
+}

@@ -1,0 +1,62 @@
+import Dispatch
+
+/// The journal under the lock: making it writable again after a failure, rebuilding it in
+/// place, and a rebuild whose bulk is written outside the lock.
+extension CacheState {
+    /// Rebuilds the journal if an earlier write failed; throws if it still cannot be written.
+    mutating func ensureJournalWritable(operation: String, key: String?) throws(CacheError) {
+        journal.adoptDeferredFailure()
+        guard let failure = journal.failure else { return }
+        do {
+            try rebuildJournal()
+        } catch {
+            throw CacheError.journalUnavailable(error.cause as? CacheError ?? failure, operation: operation, key: key)
+        }
+    }
+
+    /// Writes a compact journal of the live index and swaps it in (see
+    /// ``JournalWriter/replace(with:)``): `CLEAN` for each committed entry and `DIRTY` for each
+    /// one whose editor already journaled it, in LRU order. All of it under the lock: for
+    /// repairs, `flush()` and recovery; background cleanup writes its rebuilds outside the lock
+    /// (``beginJournalRebuild()``).
+    ///
+    /// - Complexity: O(n) in the number of entries; run when redundant lines outnumber them.
+    mutating func rebuildJournal() throws(CacheError) {
+        // The records the new journal names are durable before it replaces the old one.
+        try storage.makeDurable(operation: "rebuild journal")
+        try journal.replace(with: compactJournal().bytes())
+        // A leftover backup is harmless: opening deletes it when `journal` exists.
+        moveToTrash(directory.backupJournalPath)
+        redundantOpCount = 0
+    }
+
+    /// The live index as a compact journal would hold it. Copying it is O(1) (copy on write);
+    /// the first change to the index afterwards copies the table once, O(n), so a rebuild
+    /// costs the operations that triggered it O(1) amortized each.
+    func compactJournal() -> CompactJournal {
+        CompactJournal(
+            header: journal.header(), table: table, removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
+            format: journal.format)
+    }
+
+    /// Begins a rebuild of the journal whose bulk is written outside the lock, when one is
+    /// due: see ``JournalWriter/beginRebuild()``. The caller writes it without the lock
+    /// (``JournalRebuild/write(with:)``), then calls ``finishJournalRebuild(_:written:)``.
+    mutating func beginJournalRebuild() -> JournalRebuild? {
+        guard isJournalRebuildRequired, !isClosed, !isReadOnly, let pending = journal.beginRebuild() else {
+            return nil
+        }
+        return JournalRebuild(
+            pending: pending, journal: compactJournal(), redundantOpCount: redundantOpCount, storage: storage)
+    }
+
+    /// Ends a rebuild begun by ``beginJournalRebuild()``: the lines journaled meanwhile are
+    /// appended and the new journal swapped in, or the rebuild is dropped (see
+    /// ``JournalWriter/finishRebuild(_:written:)``).
+    mutating func finishJournalRebuild(_ rebuild: JournalRebuild, written: Bool) {
+        guard (try? journal.finishRebuild(rebuild.pending, written: written)) == true else { return }
+        moveToTrash(directory.backupJournalPath)
+        // What stays redundant: the lines journaled since the snapshot.
+        redundantOpCount = max(0, redundantOpCount - rebuild.redundantOpCount)
+    }
+}

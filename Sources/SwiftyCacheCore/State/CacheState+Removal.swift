@@ -1,0 +1,127 @@
+import Dispatch
+
+/// Removals, evictions' journal lines and entries dropped as damaged.
+extension CacheState {
+    /// Removes the committed entry for `key`; `false` if there is none.
+    mutating func remove(key: String) throws(CacheError) -> Bool {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "remove", key: key) }
+        guard let index = table.index(of: key), table[index].isReadable else { return false }
+        // A journal that stays broken does not stop a removal: see `removeEntries`.
+        try? ensureJournalWritable(operation: "remove", key: key)
+        try removeEntries([index], operation: "remove")
+        statistics.removeCount += 1
+        return true
+    }
+
+    /// Removes every committed entry that is not being edited.
+    mutating func removeAll() throws(CacheError) {
+        guard !isReadOnly else { throw CacheError.readOnly(operation: "evictAll") }
+        try? ensureJournalWritable(operation: "evictAll", key: nil)
+        let victims = table.indicesInLRUOrder.filter { table[$0].isReadable && !table[$0].isBeingEdited }
+        try removeEntries(victims, operation: "evictAll")
+        statistics.removeCount += victims.count
+    }
+
+    /// Journals `REMOVE` for the entries, then deletes their values and forgets them; with
+    /// `syncsWrites` the lines reach stable storage before it returns.
+    ///
+    /// When the journal cannot take the lines (a full disk), the space is freed all the same
+    /// where deleting the values is itself the removal (their files: the journal's `CLEAN`
+    /// line then names missing files, which a read, now or after a reopen, treats as a miss
+    /// and drops). The journal is then rebuilt into the space freed, which ends the failure
+    /// state when it fits. An entry whose removal needs the journal (a packed record: its
+    /// `CLEAN` line would bring it back) is journaled once the rebuild succeeds, or stays and
+    /// the call throws: a removal that returns has happened, also after a reopen. So does an
+    /// entry whose values cannot all be deleted.
+    mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
+        guard !indices.isEmpty else { return }
+        let key = indices.count == 1 ? table[indices[0]].key : nil
+        if try journalRemovals(indices, operation: operation, key: key) { return }
+        var failure: CacheError?
+        var needJournal: [String] = []
+        for index in indices {
+            let entry = table[index]
+            guard storage.deletesWithoutJournal(location: entry.location, lengths: entry.lengths) else {
+                needJournal.append(entry.key)
+                continue
+            }
+            guard storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) else {
+                noteUndeletedFiles(of: entry.key)
+                failure =
+                    failure
+                    ?? CacheError.ioFailure(
+                        SystemCallError(call: "unlink", errno: Errno.io), operation: operation,
+                        path: storage.path(key: entry.key, slot: 0, staged: false), key: entry.key)
+                continue
+            }
+            forgetEntry(index)
+        }
+        try? rebuildJournal()
+        if !needJournal.isEmpty {
+            let left = needJournal.compactMap { table.index(of: $0) }
+            let journaled = (try? journalRemovals(left, operation: operation, key: key)) ?? false
+            if !journaled, let cause = journal.failure {
+                failure = failure ?? CacheError.journalUnavailable(cause, operation: operation, key: key)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The journaled way of ``removeEntries(_:operation:)``: `REMOVE` lines, written in one
+    /// `write`, then the values deleted and the entries forgotten. Returns `false`, with nothing
+    /// removed, when the journal is broken or the write fails.
+    ///
+    /// - Throws: the failure of the `fsync` that `syncsWrites` asks for, the entries removed.
+    private mutating func journalRemovals(_ indices: [Int], operation: String, key: String?) throws(CacheError)
+        -> Bool
+    {
+        guard journal.failure == nil else { return false }
+        guard !indices.isEmpty else { return true }
+        for index in indices { journal.append(.remove, key: table[index].key) }
+        do {
+            try journal.flush(operation: operation, key: key, freesSpace: true)
+        } catch {
+            return false
+        }
+        for index in indices { forgetEntryDeletingValues(index) }
+        redundantOpCount += indices.count
+        noteGarbage()
+        try journal.syncIfDurable(operation: operation, key: key)
+        return true
+    }
+
+    /// Deletes an entry's committed values and drops it from the index, without journaling.
+    mutating func forgetEntryDeletingValues(_ index: Int) {
+        let entry = table[index]
+        // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
+        if !storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) {
+            noteUndeletedFiles(of: entry.key)
+        }
+        forgetEntry(index)
+    }
+
+    /// Drops an entry from the index, its values already deleted.
+    ///
+    /// An entry being edited keeps its record, so that its editor goes on alone, as if creating
+    /// the entry anew (it must write every slot to commit): a second editor can never start on
+    /// the key and share its staged values.
+    private mutating func forgetEntry(_ index: Int) {
+        let entry = table[index]
+        if entry.isReadable { size -= entry.totalLength }
+        if entry.isBeingEdited {
+            table.setReadable(index, false)
+            table.setLengths(index, SlotLengths(repeating: 0, count: valueCount))
+        } else {
+            table.remove(at: index)
+        }
+    }
+
+    /// Drops an entry whose values are missing or damaged: a miss, never an error.
+    mutating func dropDamagedEntry(_ index: Int) {
+        let key = table[index].key
+        journal.append(.remove, key: key)
+        forgetEntryDeletingValues(index)
+        redundantOpCount += 1
+        try? journal.flush(operation: "drop damaged entry", key: key)
+    }
+}

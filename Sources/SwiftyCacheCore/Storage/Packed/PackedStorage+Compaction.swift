@@ -1,0 +1,106 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Packed storage's half of compaction: accounting of live and garbage bytes, the segment to
+/// compact, durability before a segment is deleted, and retiring it.
+extension PackedStorage {
+    /// The number of segments known (for bounding a compaction pass).
+    var segmentCount: Int { state.withLock { $0.recordBytes.count } }
+    var sharedFileCount: Int { segmentCount }
+    var liveBytes: Int64 { usage.live }
+
+    /// Garbage bytes in the segments, and live ones.
+    var usage: (records: Int64, live: Int64) {
+        state.withLock { ($0.totalRecordBytes, $0.totalLiveBytes) }
+    }
+
+    /// Whether garbage exceeds half the live bytes by more than half a segment: compaction
+    /// keeps allocated disk within about 1.5 × the live bytes plus one segment.
+    var needsCompaction: Bool {
+        guard !isReadOnly else { return false }
+        let (records, live) = usage
+        return records - live > live / 2 + segmentSize / 2 && compactionCandidate() != nil
+    }
+
+    /// The sealed segment with the most garbage, if it has any; the active segment is sealed
+    /// first when it is the one.
+    func compactionCandidate(sealingActive: Bool = false) -> UInt32? {
+        state.withLock { segments -> UInt32? in
+            let garbage = segments.recordBytes.map { ($0.key, $0.value - (segments.liveBytes[$0.key] ?? 0)) }
+            guard let best = garbage.filter({ $0.1 > 0 }).max(by: { $0.1 < $1.1 }) else { return nil }
+            if best.0 == segments.active?.number {
+                guard sealingActive else { return nil }
+                segments.active = nil
+                segments.isActiveUnsynced = false
+            }
+            return best.0
+        }
+    }
+
+    /// Forces every segment written since its last sync, and the directory when a segment was
+    /// created since, to stable storage: before a journal that names their records replaces
+    /// the old one, and before a segment whose records they supersede is deleted. Without
+    /// ``syncsWrites`` this is the only sync, once per journal rebuild or compacted segment.
+    ///
+    /// - Complexity: one `fsync` per segment written since the last call (usually one).
+    func makeDurable(operation: String) throws(CacheError) {
+        let (pending, directoryPending) = state.withLock { segments in
+            defer {
+                segments.unsynced.removeAll()
+                segments.directoryUnsynced = false
+                segments.isActiveUnsynced = false
+            }
+            return (Array(segments.unsynced.values), segments.directoryUnsynced)
+        }
+        var failed: [SegmentFile] = []
+        var failure: CacheError?
+        for segment in pending {
+            do {
+                try fileSystem.fsync(segment.fd)
+            } catch {
+                failed.append(segment)
+                failure =
+                    failure ?? CacheError.ioFailure(error, operation: operation, path: segmentPath(segment.number))
+            }
+        }
+        if directoryPending && failure == nil {
+            do {
+                try directory.sync()
+            } catch {
+                failure = CacheError.ioFailure(error, operation: operation, path: directory.path)
+            }
+        }
+        guard let failure else { return }
+        // Still to be synced by the next call.
+        state.withLock { segments in
+            for segment in failed where segments.open[segment.number] != nil {
+                segments.unsynced[segment.number] = segment
+                if segment.number == segments.active?.number { segments.isActiveUnsynced = true }
+            }
+            segments.directoryUnsynced = segments.directoryUnsynced || directoryPending
+        }
+        throw failure
+    }
+
+    /// Accounts for a record copied from `old` to `new` by compaction.
+    func noteMoved(from old: ValueLocation, to new: ValueLocation, size: Int64) {
+        state.withLock { segments in
+            segments.addLiveBytes(-size, in: old.segment)
+            segments.addLiveBytes(size, in: new.segment)
+        }
+    }
+
+    /// Deletes a segment whose live records were all copied out; readers that hold it open
+    /// still read it until they let go. One whose header is damaged is only forgotten.
+    func retire(_ number: UInt32) {
+        let isOwn = state.withLock { segments in
+            segments.forget(number)
+            segments.retired.insert(number)
+            return segments.foreign.remove(number) == nil
+        }
+        if isOwn { try? fileSystem.unlink(segmentPath(number)) }
+    }
+}

@@ -1,0 +1,135 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Packed storage's deletions, and what it learns and deletes when a cache opens and closes.
+extension PackedStorage {
+    /// Marks the record as garbage and deletes the files of large slots.
+    func delete(key: String, location: ValueLocation, lengths: SlotLengths) -> Bool {
+        if location.segment != 0 {
+            let size = recordSize(lengths: lengths)
+            state.withLock { $0.addLiveBytes(-size, in: location.segment) }
+        }
+        var deletedAll = true
+        for slot in 0..<valueCount where isFileSlot(slot, location: location, lengths: lengths) {
+            do { try files.removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }
+        }
+        return deletedAll
+    }
+
+    func deleteEverything(of key: String) -> Bool { files.deleteEverything(of: key) }
+
+    func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool { location.segment == 0 }
+
+    // MARK: Opening and closing
+
+    /// Learns which segments hold live records, deletes those that hold none (or all of them
+    /// with `wipe`), and, after a clean close, goes on appending to the last one.
+    ///
+    /// - Complexity: O(entries + files in the directory).
+    func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {
+        guard !isReadOnly else { return }
+        var live: [UInt32: Int64] = [:]
+        if !wipe {
+            // Entries of one segment mostly sit together: sum runs, then add each run once.
+            var run: (segment: UInt32, bytes: Int64) = (0, 0)
+            for slot in 0..<table.slotCount {
+                guard let (location, lengths) = table.committedValues(inSlot: slot), location.segment != 0 else {
+                    continue
+                }
+                if location.segment != run.segment {
+                    if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
+                    run = (location.segment, 0)
+                }
+                run.bytes += recordSize(lengths: lengths)
+            }
+            if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
+        }
+        // A segment whose creation was interrupted (or whose staging name outlived a failed
+        // unlink): the name is the cache's own.
+        try? fileSystem.removeFileIfPresent(directory.newSegmentPath)
+        let names = (try? fileSystem.contentsOfDirectory(directory.path)) ?? []
+        let numbers = names.compactMap { name -> UInt32? in
+            guard case .segment(let number) = CacheFileName(name) else { return nil }
+            return number
+        }.sorted()
+        var dead: [String] = []
+        state.withLock { segments in
+            segments = Segments()
+            segments.nextNumber = (numbers.last ?? 0) &+ 1
+            for number in numbers {
+                let path = segmentPath(number)
+                let isLast = number == numbers.last && closedCleanly && live[number] != nil
+                let flags = isLast ? OpenFlags.appendSegment : OpenFlags.readOnly
+                // Only a file with the segment header is the cache's: anything else stays.
+                guard let fd = try? fileSystem.open(path, flags: flags, mode: 0) else { continue }
+                let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
+                // Without the header the file is not provably the cache's: it stays, whatever it
+                // holds (a crash can tear only `journal.segment.tmp`, see `roll`).
+                let isOwn = segment.hasValidHeader()
+                // A segment the journal names whose header is damaged still serves its records
+                // (each checks itself); it is never deleted, as it is not provably the cache's.
+                guard isOwn || (live[number] != nil && segment.isRegularFile()),
+                    let size = try? fileSystem.size(of: fd)
+                else { continue }
+                guard let bytes = live[number] else {
+                    dead.append(path)
+                    continue
+                }
+                if !isOwn { segments.foreign.insert(number) }
+                segments.open[number] = segment
+                segments.addRecordBytes(size - Int64(Self.segmentHeader.count), in: number)
+                segments.addLiveBytes(bytes, in: number)
+                if isOwn && flags == OpenFlags.appendSegment && size < segmentSize {
+                    // Every byte of it was written by a session that closed cleanly.
+                    segments.active = segment
+                    segments.activeEnd = size
+                }
+            }
+        }
+        let kept = Array(state.withLock { $0.open.values })
+        if !deleteDeadSegments(dead, afterSyncing: wipe ? [] : kept) {
+            // What an earlier session wrote may not be on disk yet: the first rebuild or
+            // compaction of this session syncs it before replacing anything.
+            state.withLock { segments in
+                for segment in kept { segments.unsynced[segment.number] = segment }
+                segments.isActiveUnsynced = segments.active != nil
+            }
+        }
+    }
+
+    /// Deletes the segments no journal line names any more, once the journal and the segments
+    /// kept (which hold the records that superseded theirs) are on stable storage: after a kill,
+    /// the lines that made them dead may still be only in the OS's memory. A failed sync keeps
+    /// them all (the next open tries again).
+    ///
+    /// Returns whether the kept segments were synced.
+    ///
+    /// - Complexity: one `fsync` per segment kept, only when there is something to delete.
+    private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [SegmentFile]) -> Bool {
+        guard !paths.isEmpty else { return false }
+        do throws(SystemCallError) {
+            for segment in kept { try fileSystem.fsync(segment.fd) }
+            if let journal = try? fileSystem.open(directory.journalPath, flags: OpenFlags.readOnly, mode: 0) {
+                defer { try? fileSystem.close(journal) }
+                try fileSystem.fsync(journal)
+            }
+        } catch {
+            return false
+        }
+        for path in paths { try? fileSystem.unlink(path) }
+        return true
+    }
+
+    func shutDown() {
+        state.withLock { segments in
+            segments.open.removeAll()
+            segments.unsynced.removeAll()
+            segments.active = nil
+            segments.isActiveUnsynced = false
+            segments.isShutDown = true
+        }
+    }
+}

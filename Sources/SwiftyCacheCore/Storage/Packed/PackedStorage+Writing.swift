@@ -1,0 +1,262 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Packed storage's writes: staging slots (small ones in memory), publishing an edit as one
+/// record, and appending records to the active segment, rolling to a new one when it is full.
+extension PackedStorage {
+    /// A value up to ``inlineLimit`` bytes is kept in memory for the record; a longer one is
+    /// written to `key.slot.tmp`.
+    func stage(key: String, slot: Int, contents: UnsafeRawBufferPointer) throws(CacheError) -> StagedSlot {
+        guard PackedRecord.isExternal(length: contents.count, inlineLimit: inlineLimit) else {
+            return StagedSlot(length: contents.count, inline: Array(contents))
+        }
+        return try files.stage(key: key, slot: slot, contents: contents)
+    }
+
+    /// Buffers the value in memory until it outgrows ``inlineLimit``, then moves to a file.
+    func stage(key: String, slot: Int, streaming body: (any SlotSink) throws -> Void) throws -> StagedSlot {
+        let sink = PackedSlotSink(storage: self, key: key, slot: slot)
+        do {
+            try body(sink)
+            return try sink.finish()
+        } catch {
+            sink.discard()
+            throw error
+        }
+    }
+
+    func stagesFiles(forLengths lengths: SlotLengths) -> Bool {
+        lengths.contains { PackedRecord.isExternal(length: $0, inlineLimit: inlineLimit) }
+    }
+
+    func keepsFiles(location: ValueLocation, lengths: SlotLengths) -> Bool {
+        lengths.indices.contains { isFileSlot($0, location: location, lengths: lengths) }
+    }
+
+    func discard(key: String, staged: [StagedSlot?]) -> Bool {
+        files.discard(key: key, staged: staged.map { $0?.inline == nil ? $0 : nil })
+    }
+
+    // MARK: Publishing
+
+    /// Appends the entry's record (its new inline slots and the kept ones), then renames the
+    /// staged files of its large slots into place. Called under the cache lock, after `DIRTY`
+    /// when files were staged.
+    ///
+    /// - Complexity: one `write` of the record, one `rename` per large slot; a partial edit
+    ///   also reads the kept inline slots (one `pread`).
+    func publish(key: String, staged: [StagedSlot?], committed: CommittedValues?) throws(PublishFailure)
+        -> ValueLocation
+    {
+        let oldLengths = committed?.lengths ?? SlotLengths(repeating: 0, count: valueCount)
+        let oldLocation = committed?.location ?? .none
+        var lengths = oldLengths
+        for slot in staged.indices { if let value = staged[slot] { lengths[slot] = value.length } }
+        var oldRecord: RecordBytes?
+        var location = ValueLocation.none
+        let size = recordSize(lengths: lengths)
+        do throws(CacheError) {
+            let record = try PackedRecord.encode(key: key, lengths: lengths, inlineLimit: inlineLimit) {
+                (slot) throws(CacheError) -> [UInt8] in
+                if let value = staged[slot] {
+                    guard let inline = value.inline else { throw CacheError.packedInvariant(key: key, slot: slot) }
+                    return inline
+                }
+                // A kept slot: from the old record, or from its file (an entry written as files).
+                if !isFileSlot(slot, location: oldLocation, lengths: oldLengths) {
+                    if oldRecord == nil {
+                        oldRecord = try readRecord(key: key, location: oldLocation, lengths: oldLengths)
+                    }
+                    guard let oldRecord else {
+                        // The kept slot's record is missing or damaged (a file's doing, not a
+                        // bug): the edit cannot keep it, and says so.
+                        throw CacheError.corruptValue(
+                            key: key, path: segmentPath(oldLocation.segment), found: 0, recorded: oldLengths[slot])
+                    }
+                    return oldRecord.bytes(from: oldRecord.offsets[slot], count: oldLengths[slot])
+                }
+                do {
+                    return try fileSystem.readWholeFile(files.cleanPath(key, slot))
+                } catch {
+                    throw CacheError.ioFailure(error, operation: "commit", path: files.cleanPath(key, slot), key: key)
+                }
+            }
+            if let record { location = try append(record, key: key) }
+        } catch {
+            throw PublishFailure(error: error, publishedAny: false)
+        }
+        let fileSlots = staged.map { value in value.flatMap { $0.inline == nil ? $0 : nil } }
+        do {
+            _ = try files.publish(key: key, staged: fileSlots, committed: nil)
+        } catch {
+            // The record just appended is garbage: nothing names it. Files already renamed
+            // into place go too: the entry is dropped (see `CacheState.completeEdit`).
+            if error.publishedAny {
+                for slot in fileSlots.indices where fileSlots[slot] != nil {
+                    try? files.removeValueFileIfPresent(key, slot, temporary: false)
+                }
+            }
+            throw error
+        }
+        noteCommitted(location: location, size: size, replacing: committed)
+        return location
+    }
+
+    /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
+    func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?) {
+        let oldSize = old.map { recordSize(lengths: $0.lengths) } ?? 0
+        let oldSegment = old?.location.segment ?? 0
+        state.withLock { segments in
+            if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
+            if oldSegment != 0 { segments.addLiveBytes(-oldSize, in: oldSegment) }
+        }
+    }
+
+    /// The record of a whole-entry write, when every value is small enough to be inline;
+    /// `nil` otherwise.
+    ///
+    /// - Complexity: one allocation and one copy of each value.
+    func encodeRecord(key: String, values: [Data]) -> [UInt8]? {
+        guard !values.contains(where: { PackedRecord.isExternal(length: $0.count, inlineLimit: inlineLimit) }) else {
+            return nil
+        }
+        return try? PackedRecord.encode(
+            key: key, lengths: SlotLengths(values.lazy.map(\.count)), inlineLimit: inlineLimit,
+            inlineValue: { Array(values[$0]) })
+    }
+
+    /// Deletes the files of slots that were files and are now in the record. Called once the
+    /// commit's `CLEAN` line is written, so a crash before it leaves the old values whole.
+    func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool {
+        var deletedAll = true
+        for slot in 0..<valueCount
+        where isFileSlot(slot, location: old.location, lengths: old.lengths)
+            && !isFileSlot(slot, location: location, lengths: lengths)
+        {
+            do { try files.removeValueFileIfPresent(key, slot, temporary: false) } catch { deletedAll = false }
+        }
+        return deletedAll
+    }
+
+    /// Appends `record` to the active segment, rolling to a new one when it is full; returns
+    /// where it starts. After a failed write the segment's end is read back, so a torn record
+    /// is only garbage.
+    ///
+    /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``); a roll adds a file
+    ///   creation.
+    func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
+        try state.withLock { (segments) throws(CacheError) -> ValueLocation in
+            if let active = segments.active, (try? fileSystem.status(of: active.fd))?.linkCount == 0 {
+                // The segment was deleted underneath (with the directory, or alone): what is
+                // appended to it would vanish with the process.
+                guard (try? fileSystem.kind(of: directory.path)) == .directory else {
+                    throw CacheError.ioFailure(
+                        SystemCallError(call: "fstat", errno: Errno.noEntry), operation: "commit",
+                        path: segmentPath(active.number), key: key)
+                }
+                segments.active = nil
+                segments.isActiveUnsynced = false
+            }
+            if segments.active == nil || segments.activeEnd + Int64(record.count) > segmentSize {
+                try roll(&segments, key: key)
+            }
+            guard let active = segments.active else { throw CacheError.packedInvariant(key: key, slot: 0) }
+            let offset = segments.activeEnd
+            do {
+                try fileSystem.writeAll(active.fd, record)
+                if syncsWrites { try fileSystem.fsync(active.fd) }
+            } catch {
+                let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
+                segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
+                segments.activeEnd = end
+                throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(active.number), key: key)
+            }
+            segments.activeEnd += Int64(record.count)
+            segments.addRecordBytes(Int64(record.count), in: active.number)
+            // One dictionary write per segment between syncs, not per commit.
+            if !syncsWrites && !segments.isActiveUnsynced {
+                segments.unsynced[active.number] = active
+                segments.isActiveUnsynced = true
+            }
+            return ValueLocation(segment: active.number, offset: offset)
+        }
+    }
+
+    /// Starts a new active segment: writes its header to `journal.segment.tmp`, then gives it
+    /// the first free segment name with `link(2)` (never over an existing file) and drops the
+    /// staging name. A crash can tear only the staging file, which is the cache's by name; a
+    /// file named like a segment is never the cache's to delete unless it carries the header.
+    ///
+    /// - Complexity: a creation, one `write`, a `link` per name taken, an `unlink`.
+    private func roll(_ segments: inout Segments, key: String?) throws(CacheError) {
+        let staging = directory.newSegmentPath
+        let fd: Int32
+        do {
+            try fileSystem.removeFileIfPresent(staging)
+            fd = try fileSystem.open(staging, flags: OpenFlags.createSegment, mode: FileModes.file)
+        } catch {
+            throw CacheError.ioFailure(error, operation: "commit", path: staging, key: key)
+        }
+        var number = segments.nextNumber
+        do throws(SystemCallError) {
+            do {
+                try fileSystem.writeAll(fd, Self.segmentHeader)
+                if syncsWrites { try fileSystem.fsync(fd) }
+                try name(staging, number: &number)
+            } catch {
+                try? fileSystem.close(fd)
+                try? fileSystem.unlink(staging)
+                throw error
+            }
+            try? fileSystem.unlink(staging)
+            if syncsWrites {
+                do {
+                    try directory.sync()
+                } catch {
+                    // The segment is named but not used: the next open deletes it (no record).
+                    try? fileSystem.close(fd)
+                    throw error
+                }
+            }
+        } catch {
+            throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(number), key: key)
+        }
+        let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
+        if !syncsWrites {
+            segments.unsynced[number] = segment
+            segments.directoryUnsynced = true
+        }
+        segments.open[number] = segment
+        segments.active = segment
+        segments.isActiveUnsynced = !syncsWrites
+        segments.activeEnd = Int64(Self.segmentHeader.count)
+        segments.addRecordBytes(0, in: number)
+        segments.nextNumber = number &+ 1
+    }
+
+    /// Links `staging` to the first segment name from `number` on that no file has; a file of
+    /// that name this session does not know is left, and the next number taken. Where the file
+    /// system has no hard links, a rename to a name checked free first.
+    private func name(_ staging: String, number: inout UInt32) throws(SystemCallError) {
+        while true {
+            let path = segmentPath(number)
+            do {
+                try fileSystem.link(staging, to: path)
+                return
+            } catch  where error.errno == Errno.exists && number < UInt32.max {
+                number += 1
+            } catch  where Errno.noHardLinks.contains(error.errno) {
+                guard try fileSystem.kind(of: path) == nil else {
+                    guard number < UInt32.max else { throw error }
+                    number += 1
+                    continue
+                }
+                try fileSystem.rename(staging, to: path)
+                return
+            }
+        }
+    }
+}
