@@ -1,9 +1,9 @@
-public import SwiftyCacheCore
+import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// The calls into the engine: its key for a typed key, the write stripe that orders writes of

@@ -1,9 +1,9 @@
-public import SwiftyCacheCore
+import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// The way to and from the disk: loading and decoding an entry, encoding and writing one,

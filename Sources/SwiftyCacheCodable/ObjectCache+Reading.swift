@@ -1,4 +1,4 @@
-public import SwiftyCacheCore
+import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials

@@ -14,30 +14,8 @@ extension CacheState {
         readOnlyView = nil
         table.removeAll()
         size = 0
-        var opened: (path: String, fd: Int32)?
-        for path in [directory.journalPath, directory.backupJournalPath] {
-            do {
-                opened = (path, try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0))
-                break
-            } catch  where error.errno == Errno.noEntry {
-                continue
-            } catch {
-                throw CacheError.ioFailure(error, operation: "open", path: path)
-            }
-        }
         // No journal at all: an empty cache, until a writer creates one and `refresh()` reads it.
-        guard let opened else { return report }
-        let status: FileStatus
-        do {
-            status = try fileSystem.status(of: opened.fd)
-        } catch {
-            try? fileSystem.close(opened.fd)
-            throw CacheError.ioFailure(error, operation: "open", path: opened.path)
-        }
-        guard status.kind == .regular else {
-            try? fileSystem.close(opened.fd)
-            throw CacheError.notACacheDirectory(path: opened.path, reason: "it is not a regular file")
-        }
+        guard let (opened, status) = try openJournalForReading() else { return report }
         var removedKeys: Set<String> = []
         let summary: JournalParser.Summary
         let consumed: Int64
@@ -75,6 +53,37 @@ extension CacheState {
             path: directory.journalPath, fd: opened.fd, identity: status.identity,
             replayedUpTo: consumed - Int64(summary.unterminatedByteCount))
         return report
+    }
+
+    /// Opens the journal, or the backup a rebuild left, for reading; `nil` when neither exists.
+    ///
+    /// - Throws: ``CacheError/Code/ioFailure``, ``CacheError/Code/notACacheDirectory`` for a
+    ///   journal that is not a regular file.
+    private func openJournalForReading() throws(CacheError) -> (file: (path: String, fd: Int32), status: FileStatus)? {
+        var opened: (path: String, fd: Int32)?
+        for path in [directory.journalPath, directory.backupJournalPath] {
+            do {
+                opened = (path, try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0))
+                break
+            } catch  where error.errno == Errno.noEntry {
+                continue
+            } catch {
+                throw CacheError.ioFailure(error, operation: "open", path: path)
+            }
+        }
+        guard let opened else { return nil }
+        let status: FileStatus
+        do {
+            status = try fileSystem.status(of: opened.fd)
+        } catch {
+            try? fileSystem.close(opened.fd)
+            throw CacheError.ioFailure(error, operation: "open", path: opened.path)
+        }
+        guard status.kind == .regular else {
+            try? fileSystem.close(opened.fd)
+            throw CacheError.notACacheDirectory(path: opened.path, reason: "it is not a regular file")
+        }
+        return (opened, status)
     }
 
     /// Replays the journal again, for a read-only cache: entries the writer committed since

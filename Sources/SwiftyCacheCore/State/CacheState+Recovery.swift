@@ -65,6 +65,14 @@ extension CacheState {
         }
         var removedKeys: Set<String> = []
         let summary = try replayJournal(size: journalStatus.size, removedKeys: &removedKeys)
+        try refuseForeignJournal(summary)
+        try settleReplay(summary, journalStatus: journalStatus, removedKeys: &removedKeys, report: &report)
+        return report
+    }
+
+    /// Throws when the replayed journal is not a DiskLruCache journal, or one of the other
+    /// storage; the index is emptied first.
+    private mutating func refuseForeignJournal(_ summary: JournalParser.Summary) throws(CacheError) {
         if summary.firstLine == .foreign {
             table.removeAll()
             throw CacheError.notACacheDirectory(
@@ -77,13 +85,22 @@ extension CacheState {
             let found: Journal.Format = summary.firstLine == .packedMagic ? .packed(inlineLimit: 0) : .files
             throw CacheError.storageMismatch(path: directory.journalPath, found: found, requested: replayFormat)
         }
+    }
+
+    /// What follows a replay: a wipe for a corrupt journal; otherwise dropping damaged and
+    /// interrupted entries, the sweep when the last session did not close cleanly, the
+    /// storage's own recovery, and the journal rewritten or opened for appending.
+    private mutating func settleReplay(
+        _ summary: JournalParser.Summary, journalStatus: FileStatus, removedKeys: inout Set<String>,
+        report: inout RecoveryReport
+    ) throws(CacheError) {
         let closedCleanly = directory.readCleanMarker(for: journalStatus, readsSnapshot: false).matches
         // Removed before anything else, so a crash in this session makes the next open sweep.
         removeCleanMarker()
         if let corruption = summary.corruption {
             let known = removedKeys.union(summary.keysAfterCorruption).union(table.allKeys)
             try wipe(reason: corruption.description, knownKeys: known, report: &report)
-            return report
+            return
         }
         let damaged = dropEntriesNamed(byDamagedLines: summary.damagedLines, removedKeys: &removedKeys)
         report.damagedJournalLines = summary.damagedLines.count
@@ -93,7 +110,7 @@ extension CacheState {
         guard let total = committedTotal() else {
             let known = removedKeys.union(table.allKeys)
             try wipe(reason: "the journal's lengths add up past Int.max", knownKeys: known, report: &report)
-            return report
+            return
         }
         size = total
         report.droppedIncompleteEntries = dropped
@@ -117,7 +134,6 @@ extension CacheState {
         } else {
             try journal.openForAppending()
         }
-        return report
     }
 
     /// After a clean close: loads the ``IndexSnapshot`` the marker holds instead of replaying

@@ -31,22 +31,7 @@ extension PackedStorage {
     /// - Complexity: O(entries + files in the directory).
     func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {
         guard !isReadOnly else { return }
-        var live: [UInt32: Int64] = [:]
-        if !wipe {
-            // Entries of one segment mostly sit together: sum runs, then add each run once.
-            var run: (segment: UInt32, bytes: Int64) = (0, 0)
-            for slot in 0..<table.slotCount {
-                guard let (location, lengths) = table.committedValues(inSlot: slot), location.segment != 0 else {
-                    continue
-                }
-                if location.segment != run.segment {
-                    if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
-                    run = (location.segment, 0)
-                }
-                run.bytes += recordSize(lengths: lengths)
-            }
-            if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
-        }
+        let live = wipe ? [:] : liveBytesBySegment(in: table)
         // A segment whose creation was interrupted (or whose staging name outlived a failed
         // unlink): the name is the cache's own.
         try? fileSystem.removeFileIfPresent(directory.newSegmentPath)
@@ -98,6 +83,27 @@ extension PackedStorage {
                 segments.isActiveUnsynced = segments.active != nil
             }
         }
+    }
+
+    /// The bytes of live records in each segment the index names.
+    ///
+    /// - Complexity: O(entries).
+    private func liveBytesBySegment(in table: EntryTable) -> [UInt32: Int64] {
+        var live: [UInt32: Int64] = [:]
+        // Entries of one segment mostly sit together: sum runs, then add each run once.
+        var run: (segment: UInt32, bytes: Int64) = (0, 0)
+        for slot in 0..<table.slotCount {
+            guard let (location, lengths) = table.committedValues(inSlot: slot), location.segment != 0 else {
+                continue
+            }
+            if location.segment != run.segment {
+                if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
+                run = (location.segment, 0)
+            }
+            run.bytes += recordSize(lengths: lengths)
+        }
+        if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
+        return live
     }
 
     /// Deletes the segments no journal line names any more, once the journal and the segments
