@@ -44,7 +44,7 @@ public final class CacheStore: Sendable {
     /// - Throws: ``ObjectCacheError/Code/invalidConfiguration`` for a name that is not a
     ///   plain folder name.
     public convenience init(name: String, readOnly: Bool = false) throws {
-        try Self.validate(name, operation: "CacheStore")
+        try Self.validate(name, operation: .openStore)
         self.init(directory: Self.defaultRoot().appending(path: name, directoryHint: .isDirectory), readOnly: readOnly)
     }
 
@@ -81,7 +81,7 @@ public final class CacheStore: Sendable {
         maxDiskSize: Int = 50 << 20, memoryLimit: Int = 100, format: ObjectCacheFormat = .json,
         schemaVersion: Int = 1, defaultTimeToLive: Duration? = nil
     ) throws -> ObjectCache<Key, Value> {
-        try Self.validate(name, operation: "objects")
+        try Self.validate(name, operation: .objects)
         return try opened.withLock { opened in
             if let existing = opened[name] {
                 guard let cache = existing as? ObjectCache<Key, Value> else {
@@ -111,7 +111,7 @@ public final class CacheStore: Sendable {
     /// The names of the namespaces on disk.
     public func namespaces() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))) ?? []
-        return names.filter { (try? Self.validate($0, operation: "")) != nil }.sorted()
+        return names.filter { (try? Self.validate($0, operation: .namespaces)) != nil }.sorted()
     }
 
     /// The value bytes of all namespaces: the open caches' sizes, and the value files of the others.
@@ -133,7 +133,7 @@ public final class CacheStore: Sendable {
     /// - Throws: ``ObjectCacheError``: the first failure, after trying every namespace.
     public func clearAll() throws {
         guard !isReadOnly else {
-            throw ObjectCacheError.readOnly(operation: "clearAll")
+            throw ObjectCacheError.readOnly(operation: .clearAll)
         }
         let open = opened.withLock { $0 }
         var failure: (any Error)?
@@ -145,13 +145,13 @@ public final class CacheStore: Sendable {
                     try DiskLRUCache.removeDirectory(at: directory.appending(path: name, directoryHint: .isDirectory))
                 }
             } catch {
-                failure = failure ?? ObjectCacheError.wrapping(error, key: nil, operation: "clearAll")
+                failure = failure ?? ObjectCacheError.wrapping(error, key: nil, operation: .clearAll)
             }
         }
         if let failure { throw failure }
     }
 
-    private static func validate(_ name: String, operation: String) throws {
+    private static func validate(_ name: String, operation: ObjectCacheError.Operation) throws {
         let allowed = name.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

@@ -10,7 +10,7 @@ import Foundation
 /// one key, and errors wrapped as `ObjectCacheError`.
 extension ObjectCache {
     @discardableResult
-    func removeFromDisk(_ key: Key, operation: String) throws -> Bool {
+    func removeFromDisk(_ key: Key, operation: ObjectCacheError.Operation) throws -> Bool {
         let engineKey = keyHasher.engineKey(for: try encodeKey(key, operation: operation))
         return try stripe(for: engineKey).lock.withLock { writes in
             writes += 1
@@ -18,7 +18,7 @@ extension ObjectCache {
         }
     }
 
-    func encodeKey(_ key: Key, operation: String) throws -> Data {
+    func encodeKey(_ key: Key, operation: ObjectCacheError.Operation) throws -> Data {
         do {
             return try KeyCoding.bytes(of: key)
         } catch {
@@ -27,7 +27,9 @@ extension ObjectCache {
     }
 
     /// Runs an engine call, wrapping its error with the key and operation.
-    func diskCall<T>(_ key: Key?, operation: String, _ body: () throws -> T) throws(ObjectCacheError) -> T {
+    func diskCall<T>(_ key: Key?, operation: ObjectCacheError.Operation, _ body: () throws -> T)
+        throws(ObjectCacheError) -> T
+    {
         do {
             return try body()
         } catch {

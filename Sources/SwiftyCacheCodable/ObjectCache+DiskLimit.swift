@@ -32,7 +32,7 @@ extension ObjectCache {
     ///
     /// - Throws: ``ObjectCacheError`` for a limit below 1, a read-only cache, or a disk failure.
     public func setMaxDiskSize(_ maxDiskSize: Int) throws {
-        try diskCall(nil, operation: "setMaxDiskSize") {
+        try diskCall(nil, operation: .setMaxDiskSize) {
             try disk.setMaxSize(maxDiskSize)
             try disk.flush()
         }

@@ -17,11 +17,11 @@ extension ObjectCache {
 
     /// Reads and decodes the entry for `key` from disk; `nil` for a miss of any kind.
     func load(_ key: Key, now: Date) throws -> Loaded? {
-        let keyBytes = try encodeKey(key, operation: "value")
+        let keyBytes = try encodeKey(key, operation: .value)
         let engineKey = keyHasher.engineKey(for: keyBytes)
         // One engine call reads every slot: one lock and no snapshot object. An expired or
         // colliding entry costs its payload's read too; both are rare.
-        guard let slots = try diskCall(key, operation: "value", { try disk.data(forKey: engineKey) }) else {
+        guard let slots = try diskCall(key, operation: .value, { try disk.data(forKey: engineKey) }) else {
             return nil
         }
         switch decode(slots, keyBytes: keyBytes, now: now) {
@@ -95,9 +95,9 @@ extension ObjectCache {
         case .expired: return .needsIO
         case .miss: break
         }
-        let keyBytes = try encodeKey(key, operation: "value")
+        let keyBytes = try encodeKey(key, operation: .value)
         let engineKey = keyHasher.engineKey(for: keyBytes)
-        let read = try diskCall(key, operation: "value") { try disk.dataIfInMemory(forKey: engineKey) }
+        let read = try diskCall(key, operation: .value) { try disk.dataIfInMemory(forKey: engineKey) }
         guard case .finished(let slots) = read else { return .needsIO }
         guard let slots else {
             memory.countMiss(key)
@@ -123,7 +123,7 @@ extension ObjectCache {
     }
 
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
-    func write(_ value: Value, forKey key: Key, expires: Date?, operation: String) throws -> Int {
+    func write(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws -> Int {
         let keyBytes = try encodeKey(key, operation: operation)
         let payload: Data
         let codec: ObjectCacheFormat.Codec
@@ -156,7 +156,7 @@ extension ObjectCache {
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
-    func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: String) throws {
+    func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: ObjectCacheError.Operation) throws {
         let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
         memory.withLock(for: pending.key) {
             $0.statistics.saves += 1
@@ -175,7 +175,7 @@ extension ObjectCache {
     func saveAndDrop(_ mustSave: [MemoryTier<Key, Value>.PendingSave]) {
         for pending in mustSave {
             do {
-                try persist(pending, operation: "evict from memory")
+                try persist(pending, operation: .evictFromMemory)
                 memory.withLock(for: pending.key) { tier in
                     if tier.removeIfSaved(pending.key) { tier.statistics.memoryEvictions += 1 }
                 }
@@ -190,6 +190,6 @@ extension ObjectCache {
     /// read-only cache leaves it, and the read is a miss all the same.
     private func dropFromDisk(_ engineKey: String, key: Key) throws {
         guard !isReadOnly else { return }
-        try diskCall(key, operation: "value") { _ = try disk.remove(engineKey) }
+        try diskCall(key, operation: .value) { _ = try disk.remove(engineKey) }
     }
 }

@@ -30,7 +30,7 @@ extension ObjectCache {
             memory.countMiss(key)
             memory.withLock(for: key) { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
-            if !isReadOnly { try removeFromDisk(key, operation: "value") }
+            if !isReadOnly { try removeFromDisk(key, operation: .value) }
             return nil
         case .miss:
             break
@@ -73,15 +73,15 @@ extension ObjectCache {
     public func attachment(_ index: Int, forKey key: Key) throws -> Data? {
         guard (0..<attachmentCount).contains(index) else {
             throw ObjectCacheError.invalidConfiguration(
-                "attachment \(index) is outside 0..<\(attachmentCount)", key: "\(key)", operation: "attachment")
+                "attachment \(index) is outside 0..<\(attachmentCount)", key: "\(key)", operation: .attachment)
         }
         if let pending = memory.inspect(for: key, { $0.pendingSave(for: key) }),
             let attachable = pending.value as? any CacheAttachments
         {
             return attachable.attachments[index]
         }
-        let keyBytes = try encodeKey(key, operation: "attachment")
-        return try diskCall(key, operation: "attachment") {
+        let keyBytes = try encodeKey(key, operation: .attachment)
+        return try diskCall(key, operation: .attachment) {
             guard let snapshot = try disk.snapshot(forKey: keyHasher.engineKey(for: keyBytes)) else { return nil }
             defer { snapshot.close() }
             guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)), envelope.keyBytes == keyBytes,

@@ -12,7 +12,7 @@ extension ObjectCache {
     /// (``ObjectCacheEvent/saveFailed(key:error:)``): it is never dropped.
     public func clearMemory() {
         for pending in memory.unsaved {
-            do { try persist(pending, operation: "clearMemory") } catch {
+            do { try persist(pending, operation: .clearMemory) } catch {
                 eventHandler?(.saveFailed(key: pending.key, error: error))
             }
         }
@@ -43,7 +43,7 @@ extension ObjectCache {
     @discardableResult
     public func removePermanently(forKey key: Key) throws -> Bool {
         let inMemory = memory.withLock(for: key) { $0.remove(key) } != nil
-        let onDisk = try removeFromDisk(key, operation: "removePermanently")
+        let onDisk = try removeFromDisk(key, operation: .removePermanently)
         return inMemory || onDisk
     }
 
@@ -52,7 +52,7 @@ extension ObjectCache {
     /// - Throws: ``ObjectCacheError`` for a disk failure.
     public func removeAll() throws {
         memory.updateEach { $0.removeAll() }
-        try diskCall(nil, operation: "removeAll") { try disk.evictAll() }
+        try diskCall(nil, operation: .removeAll) { try disk.evictAll() }
     }
 
     /// Removes every expired entry from memory and disk.
@@ -72,12 +72,12 @@ extension ObjectCache {
             }
         }
         var removed = 0
-        let snapshots = try diskCall(nil, operation: "removeExpired") { try disk.snapshots() }
+        let snapshots = try diskCall(nil, operation: .removeExpired) { try disk.snapshots() }
         for snapshot in snapshots {
             let envelope = try? Envelope(decoding: snapshot.readData(at: 0))
             snapshot.close()
             guard let envelope, envelope.isExpired(at: now) else { continue }
-            if try diskCall(nil, operation: "removeExpired", { try disk.remove(snapshot.key) }) {
+            if try diskCall(nil, operation: .removeExpired, { try disk.remove(snapshot.key) }) {
                 removed += 1
                 if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) { eventHandler?(.expired(key: key)) }
             }

@@ -18,7 +18,7 @@ extension ObjectCache {
     public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) throws {
         let ttl = expiresAfter ?? defaultTimeToLive
         let expires = ttl.map { clock().addingTimeInterval($0.timeInterval) }
-        let cost = try write(value, forKey: key, expires: expires, operation: "set")
+        let cost = try write(value, forKey: key, expires: expires, operation: .set)
         let mayNeedTrim = memory.withLock(for: key) { tier in
             tier.statistics.saves += 1
             return tier.storeWritten(value, forKey: key, cost: cost, expires: expires)
@@ -33,7 +33,7 @@ extension ObjectCache {
         var firstFailure: (any Error)?
         for pending in memory.unsaved {
             do {
-                try persist(pending, operation: "save")
+                try persist(pending, operation: .save)
             } catch {
                 firstFailure = firstFailure ?? error
             }
@@ -46,7 +46,7 @@ extension ObjectCache {
     /// - Throws: ``ObjectCacheError``; the value then stays unsaved.
     public func save(_ key: Key) throws {
         guard let pending = memory.inspect(for: key, { $0.pendingSave(for: key) }) else { return }
-        try persist(pending, operation: "save")
+        try persist(pending, operation: .save)
     }
 
     /// Whether `key` has a value in memory that is not on disk yet.

@@ -107,11 +107,11 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         fileSystem: any FileSystem
     ) throws {
         guard memoryLimit >= 0, (memoryByteLimit ?? 0) >= 0 else {
-            throw ObjectCacheError.invalidConfiguration("memory limits must not be negative", operation: "open")
+            throw ObjectCacheError.invalidConfiguration("memory limits must not be negative", operation: .open)
         }
         let attachmentCount = (Value.self as? any CacheAttachments.Type)?.attachmentCount ?? 0
         guard attachmentCount >= 0 else {
-            throw ObjectCacheError.invalidConfiguration("attachmentCount must not be negative", operation: "open")
+            throw ObjectCacheError.invalidConfiguration("attachmentCount must not be negative", operation: .open)
         }
         // Packed storage unless the caller chose: an entry's envelope and payload are one
         // record, one write and one read. A directory of an earlier release (file storage) is
@@ -126,7 +126,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
                 directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
                 maxSize: maxDiskSize, options: options, fileSystem: fileSystem)
         } catch {
-            throw ObjectCacheError.wrapping(error, key: nil, operation: "open")
+            throw ObjectCacheError.wrapping(error, key: nil, operation: .open)
         }
         self.format = format
         self.defaultTimeToLive = defaultTimeToLive
@@ -180,8 +180,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         case .expired: return false
         case .miss: break
         }
-        let keyBytes = try encodeKey(key, operation: "contains")
-        return try diskCall(key, operation: "contains") {
+        let keyBytes = try encodeKey(key, operation: .contains)
+        return try diskCall(key, operation: .contains) {
             guard let snapshot = try disk.peekSnapshot(forKey: keyHasher.engineKey(for: keyBytes)) else {
                 return false
             }
@@ -199,7 +199,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         var failure: (any Error)?
         do { try save() } catch { failure = error }
         memory.updateEach { $0.removeAll() }
-        do { try diskCall(nil, operation: "close") { try disk.close() } } catch { failure = failure ?? error }
+        do { try diskCall(nil, operation: .close) { try disk.close() } } catch { failure = failure ?? error }
         if let failure { throw failure }
     }
 }

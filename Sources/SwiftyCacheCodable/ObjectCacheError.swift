@@ -1,4 +1,4 @@
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 /// The one error type ``ObjectCache`` and ``CacheStore`` throw. A failure of the disk engine
 /// is wrapped with the code ``Code/diskFailure`` and the engine's `CacheError` as its
@@ -33,65 +33,108 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The key concerned, as text.
     public var key: String?
-    /// The operation that failed, such as `"set"` or `"save"`.
-    public var operation: String?
+    /// The operation that failed, such as ``Operation/set`` or ``Operation/save``.
+    public var operation: Operation?
     /// The underlying error: an encoding error or a `CacheError`.
     public var cause: (any Error)?
+    /// Where the library built the error; `nil` for one built by client code.
+    public var location: Location?
 
     /// Creates an error. The library builds its errors through named factories; this
     /// initializer is for code that wraps or tests them.
-    public init(code: Code, message: String, key: String? = nil, operation: String? = nil, cause: (any Error)? = nil) {
+    public init(
+        code: Code, message: String, key: String? = nil, operation: Operation? = nil, cause: (any Error)? = nil,
+        location: Location? = nil
+    ) {
         self.code = code
         self.message = message
         self.key = key
         self.operation = operation
         self.cause = cause
+        self.location = location
+    }
+
+    /// An error built by a factory at `file`:`line`.
+    init(
+        at file: String, _ line: Int, code: Code, message: String, key: String? = nil, operation: Operation? = nil,
+        cause: (any Error)? = nil
+    ) {
+        self.init(
+            code: code, message: message, key: key, operation: operation, cause: cause,
+            location: Location(file: file, line: line))
     }
 
     /// `code: message (operation: …, key: …): cause`.
     public var description: String {
         describeFailure(
-            code: "\(code)", message: message, context: [("operation", operation), ("key", key)], cause: cause)
+            code: "\(code)", message: message, context: [("operation", operation?.name), ("key", key)], cause: cause)
+    }
+}
+
+extension ObjectCacheError: CustomDebugStringConvertible {
+    /// ``description``, then where the library built the error.
+    public var debugDescription: String {
+        location.map { "\(description) [at \($0)]" } ?? description
     }
 }
 
 extension ObjectCacheError {
     /// The engine failed during `operation`; its error becomes the cause.
-    static func diskFailure(_ error: CacheError, key: String?, operation: String) -> ObjectCacheError {
-        ObjectCacheError(code: .diskFailure, message: error.message, key: key, operation: operation, cause: error)
+    static func diskFailure(
+        _ error: CacheError, key: String?, operation: Operation, file: String = #fileID, line: Int = #line
+    ) -> ObjectCacheError {
+        ObjectCacheError(
+            at: file, line, code: .diskFailure, message: error.message, key: key, operation: operation, cause: error)
     }
 
     /// Wraps any error that is not already an ``ObjectCacheError``: the engine's as
     /// ``Code/diskFailure``, anything else (a file-system error of the store) likewise, with
     /// its text.
-    static func wrapping(_ error: any Error, key: String?, operation: String) -> ObjectCacheError {
+    static func wrapping(
+        _ error: any Error, key: String?, operation: Operation, file: String = #fileID, line: Int = #line
+    ) -> ObjectCacheError {
         if let error = error as? ObjectCacheError { return error }
-        if let error = error as? CacheError { return diskFailure(error, key: key, operation: operation) }
-        return ObjectCacheError(code: .diskFailure, message: "\(error)", key: key, operation: operation, cause: error)
+        if let error = error as? CacheError {
+            return diskFailure(error, key: key, operation: operation, file: file, line: line)
+        }
+        return ObjectCacheError(
+            at: file, line, code: .diskFailure, message: "\(error)", key: key, operation: operation, cause: error)
     }
 
-    static func readOnly(operation: String) -> ObjectCacheError {
-        ObjectCacheError(code: .readOnly, message: "the store was opened read-only", operation: operation)
+    static func readOnly(operation: Operation, file: String = #fileID, line: Int = #line) -> ObjectCacheError {
+        ObjectCacheError(
+            at: file, line, code: .readOnly, message: "the store was opened read-only", operation: operation)
     }
 
-    static func invalidConfiguration(_ message: String, key: String? = nil, operation: String) -> ObjectCacheError {
-        ObjectCacheError(code: .invalidConfiguration, message: message, key: key, operation: operation)
+    static func invalidConfiguration(
+        _ message: String, key: String? = nil, operation: Operation, file: String = #fileID, line: Int = #line
+    ) -> ObjectCacheError {
+        ObjectCacheError(at: file, line, code: .invalidConfiguration, message: message, key: key, operation: operation)
     }
 
     /// A value or key (`what`) that its encoder rejected.
-    static func encodingFailed(_ what: String, key: String, operation: String, cause: any Error) -> ObjectCacheError {
+    static func encodingFailed(
+        _ what: String, key: String, operation: Operation, cause: any Error, file: String = #fileID, line: Int = #line
+    ) -> ObjectCacheError {
         ObjectCacheError(
+            at: file, line,
             code: .encodingFailed, message: "the \(what) could not be encoded", key: key, operation: operation,
             cause: cause)
     }
 
-    static func namespaceConflict(_ name: String, openAs existing: Any.Type) -> ObjectCacheError {
+    static func namespaceConflict(_ name: String, openAs existing: Any.Type, file: String = #fileID, line: Int = #line)
+        -> ObjectCacheError
+    {
         ObjectCacheError(
-            code: .namespaceConflict, message: "namespace \(name) is already open as \(existing)", operation: "objects")
+            at: file, line,
+            code: .namespaceConflict, message: "namespace \(name) is already open as \(existing)", operation: .objects)
     }
 
-    static func attachmentCountMismatch(expected: Int, got: Int, key: String, operation: String) -> ObjectCacheError {
+    static func attachmentCountMismatch(
+        expected: Int, got: Int, key: String, operation: Operation, file: String = #fileID, line: Int = #line
+    ) -> ObjectCacheError {
         ObjectCacheError(
+            at: file, line,
             code: .attachmentCountMismatch, message: "expected \(expected) attachments, the value returned \(got)",
             key: key, operation: operation)
     }

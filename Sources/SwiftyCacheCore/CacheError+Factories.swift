@@ -3,61 +3,89 @@
 extension CacheError {
     /// A failed system call (or a lower error) during `operation` on `path`. A ``CacheError``
     /// passed as `cause` is returned as it is.
-    static func ioFailure(_ cause: any Error, operation: String, path: String, key: String? = nil) -> CacheError {
+    static func ioFailure(
+        _ cause: any Error, operation: Operation, path: String, key: String? = nil, file: String = #fileID,
+        line: Int = #line
+    ) -> CacheError {
         if let error = cause as? CacheError { return error }
         let message = (cause as? SystemCallError).map { "\($0.call) failed: \($0.errnoText)" } ?? "\(cause)"
-        return CacheError(code: .ioFailure, message: message, key: key, path: path, operation: operation, cause: cause)
+        return CacheError(
+            at: file, line, code: .ioFailure, message: message, key: key, path: path, operation: operation, cause: cause
+        )
     }
 
-    static func invalidKey(_ key: String, operation: String) -> CacheError {
+    static func invalidKey(_ key: String, operation: Operation, file: String = #fileID, line: Int = #line) -> CacheError
+    {
         CacheError(
+            at: file, line,
             code: .invalidKey, message: "keys must match [a-z0-9_-]{1,120}, got \(String(reflecting: key))",
             key: key, operation: operation)
     }
 
     static func invalidConfiguration(
-        _ message: String, path: String? = nil, operation: String, cause: (any Error)? = nil
+        _ message: String, path: String? = nil, operation: Operation, cause: (any Error)? = nil, file: String = #fileID,
+        line: Int = #line
     ) -> CacheError {
-        CacheError(code: .invalidConfiguration, message: message, path: path, operation: operation, cause: cause)
+        CacheError(
+            at: file, line, code: .invalidConfiguration, message: message, path: path, operation: operation,
+            cause: cause)
     }
 
-    static func directoryLocked(_ path: String, cause: (any Error)? = nil) -> CacheError {
+    static func directoryLocked(_ path: String, cause: (any Error)? = nil, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
         CacheError(
+            at: file, line,
             code: .directoryLocked,
             message: "another DiskLRUCache, in this process or another, has this directory open; close it first",
-            path: path, operation: "open", cause: cause)
+            path: path, operation: .open, cause: cause)
     }
 
-    static func closed(operation: String, key: String? = nil) -> CacheError {
-        CacheError(code: .cacheClosed, message: "the cache is closed", key: key, operation: operation)
+    static func closed(operation: Operation, key: String? = nil, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
+        CacheError(at: file, line, code: .cacheClosed, message: "the cache is closed", key: key, operation: operation)
     }
 
-    static func closedWhileEditing(key: String) -> CacheError {
+    static func closedWhileEditing(key: String, file: String = #fileID, line: Int = #line) -> CacheError {
         CacheError(
+            at: file, line,
             code: .cacheClosed, message: "the cache was closed while this editor was open; the edit was aborted",
-            key: key, operation: "commit")
+            key: key, operation: .commit)
     }
 
-    static func slotOutOfRange(_ index: Int, valueCount: Int, key: String, operation: String) -> CacheError {
+    static func slotOutOfRange(
+        _ index: Int, valueCount: Int, key: String, operation: Operation, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
         CacheError(
+            at: file, line,
             code: .slotOutOfRange, message: "slot \(index) is outside 0..<\(valueCount)", key: key, operation: operation
         )
     }
 
-    static func wrongValueCount(expected: Int, got: Int, key: String, operation: String) -> CacheError {
+    static func wrongValueCount(
+        expected: Int, got: Int, key: String, operation: Operation, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
         CacheError(
+            at: file, line,
             code: .wrongValueCount, message: "expected \(expected) values, got \(got)", key: key, operation: operation)
     }
 
-    static func editInProgress(key: String, operation: String) -> CacheError {
+    static func editInProgress(key: String, operation: Operation, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
         CacheError(
+            at: file, line,
             code: .editInProgress, message: "another editor holds this key; commit or abort it first",
             key: key, operation: operation)
     }
 
     /// The journal cannot take lines since `failure`, and rebuilding it failed too.
-    static func journalUnavailable(_ failure: CacheError, operation: String, key: String?) -> CacheError {
+    static func journalUnavailable(
+        _ failure: CacheError, operation: Operation, key: String?, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
         CacheError(
+            at: file, line,
             code: .journalUnavailable,
             message:
                 "an earlier journal write failed and the journal could not be rebuilt yet; edits are refused until it is, reads still work",
@@ -65,90 +93,116 @@ extension CacheError {
     }
 
     static func entryNotFound(
-        key: String, operation: String, message: String, cause: (any Error)? = nil
+        key: String, operation: Operation, message: String, cause: (any Error)? = nil, file: String = #fileID,
+        line: Int = #line
     ) -> CacheError {
-        CacheError(code: .entryNotFound, message: message, key: key, operation: operation, cause: cause)
+        CacheError(at: file, line, code: .entryNotFound, message: message, key: key, operation: operation, cause: cause)
     }
 
-    static func incompleteEntry(key: String, missingSlot: Int) -> CacheError {
+    static func incompleteEntry(key: String, missingSlot: Int, file: String = #fileID, line: Int = #line) -> CacheError
+    {
         CacheError(
+            at: file, line,
             code: .incompleteEntry,
             message:
                 "a new entry needs a value in every slot; slot \(missingSlot) was never written, so the edit was aborted",
-            key: key, operation: "commit")
+            key: key, operation: .commit)
     }
 
-    static func editorDetached(key: String) -> CacheError {
+    static func editorDetached(key: String, file: String = #fileID, line: Int = #line) -> CacheError {
         CacheError(
+            at: file, line,
             code: .editorDetached, message: "the entry was removed while this editor was open; nothing was written",
-            key: key, operation: "commit")
+            key: key, operation: .commit)
     }
 
-    static func editorFinished(key: String, operation: String) -> CacheError {
+    static func editorFinished(key: String, operation: Operation, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
         CacheError(
+            at: file, line,
             code: .editorFinished, message: "this editor was already committed or aborted", key: key,
             operation: operation)
     }
 
-    static func editorBusy(key: String, operation: String) -> CacheError {
+    static func editorBusy(key: String, operation: Operation, file: String = #fileID, line: Int = #line) -> CacheError {
         CacheError(
+            at: file, line,
             code: .editorBusy,
             message: "this editor is inside a write(at:) closure; call it again after the closure returns",
             key: key, operation: operation)
     }
 
-    static func slotWriterClosed(key: String) -> CacheError {
+    static func slotWriterClosed(key: String, file: String = #fileID, line: Int = #line) -> CacheError {
         CacheError(
+            at: file, line,
             code: .editorFinished, message: "a SlotWriter cannot be used after its write closure returns",
-            key: key, operation: "write")
+            key: key, operation: .write)
     }
 
-    static func corruptValue(key: String, path: String, found: Int, recorded: Int) -> CacheError {
+    static func corruptValue(
+        key: String, path: String, found: Int, recorded: Int, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
         CacheError(
+            at: file, line,
             code: .corruptValue, message: "the value holds \(found) bytes, the journal recorded \(recorded)",
-            key: key, path: path, operation: "read")
+            key: key, path: path, operation: .read)
     }
 
-    static func snapshotClosed(key: String, operation: String) -> CacheError {
-        CacheError(code: .snapshotClosed, message: "the snapshot was closed", key: key, operation: operation)
-    }
-
-    static func notACacheDirectory(path: String, reason: String) -> CacheError {
+    static func snapshotClosed(key: String, operation: Operation, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
         CacheError(
+            at: file, line, code: .snapshotClosed, message: "the snapshot was closed", key: key, operation: operation)
+    }
+
+    static func notACacheDirectory(path: String, reason: String, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
+        CacheError(
+            at: file, line,
             code: .notACacheDirectory,
             message:
                 "this directory's journal is not a DiskLruCache journal (\(reason)); choose an empty directory or one this cache created",
-            path: path, operation: "open")
+            path: path, operation: .open)
     }
 
-    static func storageMismatch(path: String, found: Journal.Format, requested: Journal.Format) -> CacheError {
+    static func storageMismatch(
+        path: String, found: Journal.Format, requested: Journal.Format, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
         func name(_ format: Journal.Format) -> String { format.storesLocations ? "packed" : "files" }
         return CacheError(
+            at: file, line,
             code: .storageMismatch,
             message:
                 "this directory holds a cache in \(name(found)) storage, opened with \(name(requested)) storage; open it with the storage it was written in, or use another directory",
-            path: path, operation: "open")
+            path: path, operation: .open)
     }
 
     /// A packed edit whose staged slot is not where its length says: a bug in the engine.
-    static func packedInvariant(key: String, slot: Int) -> CacheError {
+    static func packedInvariant(key: String, slot: Int, file: String = #fileID, line: Int = #line) -> CacheError {
         assertionFailure("packed storage: slot \(slot) of \(key) is not staged where its length puts it")
         return CacheError(
+            at: file, line,
             code: .ioFailure,
             message: "slot \(slot) was not staged as packed storage expects; the edit was not published",
-            key: key, operation: "commit")
+            key: key, operation: .commit)
     }
 
-    static func foreignFile(key: String, path: String) -> CacheError {
+    static func foreignFile(key: String, path: String, file: String = #fileID, line: Int = #line) -> CacheError {
         CacheError(
+            at: file, line,
             code: .foreignFile,
             message:
                 "a file the cache did not create has this key's value file name; it is left alone and the key refused",
-            key: key, path: path, operation: "edit")
+            key: key, path: path, operation: .edit)
     }
 
-    static func readOnly(operation: String, key: String? = nil) -> CacheError {
+    static func readOnly(operation: Operation, key: String? = nil, file: String = #fileID, line: Int = #line)
+        -> CacheError
+    {
         CacheError(
+            at: file, line,
             code: .readOnly, message: "the cache was opened read-only; nothing can be written", key: key,
             operation: operation)
     }

@@ -96,16 +96,18 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     public var key: String?
     /// The file concerned, if any.
     public var path: String?
-    /// The cache operation that failed, such as `"commit"` or `"open"`.
-    public var operation: String?
+    /// The cache operation that failed, such as ``Operation/commit`` or ``Operation/open``.
+    public var operation: Operation?
     /// The underlying error, typically a ``SystemCallError``.
     public var cause: (any Error)?
+    /// Where the library built the error; `nil` for one built by client code.
+    public var location: Location?
 
     /// Creates an error. The engine builds its errors through named factories
     /// (`CacheError+Factories.swift`); this initializer is for code that wraps or tests them.
     public init(
         code: Code, message: String, key: String? = nil, path: String? = nil,
-        operation: String? = nil, cause: (any Error)? = nil
+        operation: Operation? = nil, cause: (any Error)? = nil, location: Location? = nil
     ) {
         self.code = code
         self.message = message
@@ -113,13 +115,31 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.path = path
         self.operation = operation
         self.cause = cause
+        self.location = location
+    }
+
+    /// An error built by a factory at `file`:`line` (`CacheError+Factories.swift`).
+    init(
+        at file: String, _ line: Int, code: Code, message: String, key: String? = nil, path: String? = nil,
+        operation: Operation? = nil, cause: (any Error)? = nil
+    ) {
+        self.init(
+            code: code, message: message, key: key, path: path, operation: operation, cause: cause,
+            location: Location(file: file, line: line))
     }
 
     /// `code: message (operation: …, key: …, path: …): cause`.
     public var description: String {
         describeFailure(
-            code: "\(code)", message: message, context: [("operation", operation), ("key", key), ("path", path)],
-            cause: cause)
+            code: "\(code)", message: message,
+            context: [("operation", operation?.name), ("key", key), ("path", path)], cause: cause)
+    }
+}
+
+extension CacheError: CustomDebugStringConvertible {
+    /// ``description``, then where the library built the error.
+    public var debugDescription: String {
+        location.map { "\(description) [at \($0)]" } ?? description
     }
 }
 

@@ -39,7 +39,7 @@ extension DiskLRUCache {
     /// - Throws: ``CacheError/Code/readOnly``, ``CacheError/Code/cacheClosed``, the I/O errors
     ///   of writing the segment or the journal (the segment being compacted then stays).
     public func compact() throws {
-        guard !options.readOnly else { throw CacheError.readOnly(operation: "compact") }
+        guard !options.readOnly else { throw CacheError.readOnly(operation: .compact) }
         try compactSegments(untilClean: true)
     }
 
@@ -61,7 +61,7 @@ extension DiskLRUCache {
         var passes = 0
         while passes < limit {
             passes += 1
-            let victim = try locked(operation: "compact") { _ -> UInt32? in
+            let victim = try locked(operation: .compact) { _ -> UInt32? in
                 guard untilClean || compacting.needsCompaction else { return nil }
                 return compacting.compactionCandidate(sealingActive: untilClean)
             }
@@ -79,19 +79,19 @@ extension DiskLRUCache {
     private func compact(segment: UInt32, in compacting: any CompactingStorage) throws {
         var cursor: Int? = 0
         while let start = cursor {
-            let batch = try locked(operation: "compact") { state in
+            let batch = try locked(operation: .compact) { state in
                 state.recordsToMove(from: segment, cursor: start, limit: 512)
             }
             for move in batch.records {
                 // Read outside the lock; an I/O failure (not damage) stops this segment's compaction.
                 let record = try compacting.readRecord(key: move.key, location: move.location, lengths: move.lengths)
-                try locked(operation: "compact", key: move.key) { state in
+                try locked(operation: .compact, key: move.key) { state in
                     try state.moveRecord(move, record: record, in: compacting)
                 }
             }
             cursor = batch.next
         }
-        try locked(operation: "compact") { state in
+        try locked(operation: .compact) { state in
             try state.finishCompaction(of: segment, in: compacting)
         }
     }

@@ -11,11 +11,12 @@ extension DiskLRUCache {
     /// A one-shot write: reserve the key, stage each slot outside the lock, commit; no
     /// ``Editor`` object.
     func writeAtOnce(
-        key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: String, value: (Int) -> Data
+        key: String, slots: some Sequence<Int>, requiresEntry: Bool, operation: CacheError.Operation,
+        value: (Int) -> Data
     ) throws {
         let values = slots.map { ($0, value($0)) }
         let journalsDirty = storage.stagesFiles(forLengths: SlotLengths(values.lazy.map { $0.1.count }))
-        let editorID = try locked(operation: "edit", key: key) {
+        let editorID = try locked(operation: .edit, key: key) {
             try $0.reserveEdit(
                 key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsDirty: journalsDirty)
         }
@@ -37,7 +38,7 @@ extension DiskLRUCache {
     /// Starts an edit; `nil` when another editor holds the key, or when the entry changed since
     /// `expectedSequenceNumber` (snapshot edits).
     func beginEdit(key: String, expectedSequenceNumber: UInt64?) throws -> Editor? {
-        let editorID = try locked(operation: "edit", key: key) {
+        let editorID = try locked(operation: .edit, key: key) {
             try $0.reserveEdit(key: key, expectedSequenceNumber: expectedSequenceNumber, requiresEntry: false)
         }
         return editorID.map { Editor(cache: self, key: key, id: $0) }
@@ -51,7 +52,7 @@ extension DiskLRUCache {
         do {
             return try write(storage)
         } catch let error as CacheError where error.isNoEntry {
-            try locked(operation: "restore directory") { _ = try $0.restoreMissingDirectory() }
+            try locked(operation: .restoreDirectory) { _ = try $0.restoreMissingDirectory() }
             return try write(storage)
         }
     }

@@ -9,15 +9,15 @@ extension DiskLRUCache {
     /// - Complexity: O(1), plus one `unlink` per slot.
     @discardableResult
     public func remove(_ key: String) throws -> Bool {
-        try validateForReading(key, operation: "remove")
-        return try locked(operation: "remove", key: key, claimsCleanup: true) { try $0.remove(key: key) }
+        try validateForReading(key, operation: .remove)
+        return try locked(operation: .remove, key: key, claimsCleanup: true) { try $0.remove(key: key) }
     }
 
     /// Removes every committed entry that is not being edited.
     ///
     /// - Throws: ``CacheError/Code/cacheClosed``, ``CacheError/Code/journalUnavailable``.
     public func evictAll() throws {
-        try locked(operation: "evictAll") { try $0.removeAll() }
+        try locked(operation: .evictAll) { try $0.removeAll() }
     }
 
     // MARK: Lifecycle
@@ -26,7 +26,7 @@ extension DiskLRUCache {
     ///
     /// - Throws: ``CacheError/Code/cacheClosed``, or the journal's I/O error.
     public func flush() throws {
-        try locked(operation: "flush") { try $0.flush() }
+        try locked(operation: .flush) { try $0.flush() }
     }
 
     /// Aborts open editors, evicts down to ``maxSize``, flushes and closes the journal, and
@@ -48,7 +48,7 @@ extension DiskLRUCache {
     ///
     /// - Throws: ``CacheError/Code/readOnly``, and the errors of `close()`.
     public func delete() throws {
-        guard !options.readOnly else { throw CacheError.readOnly(operation: "delete") }
+        guard !options.readOnly else { throw CacheError.readOnly(operation: .delete) }
         let failure: (any Error)?
         do {
             try close()
@@ -68,7 +68,7 @@ extension DiskLRUCache {
     /// - Throws: ``CacheError/Code/cacheClosed``, ``CacheError/Code/notACacheDirectory``,
     ///   ``CacheError/Code/ioFailure``.
     public func refresh() throws {
-        try locked(operation: "refresh") { try $0.refreshReadOnly() }
+        try locked(operation: .refresh) { try $0.refreshReadOnly() }
     }
 
     /// Ends the session as a killed process would (nothing buffered is written, no clean

@@ -4,13 +4,13 @@ import Dispatch
 /// slow parts (unlinking trash, waking the cleanup thread) after the lock is released.
 extension DiskLRUCache {
     /// Checks a key a write names: `[a-z0-9_-]{1,120}`.
-    func validate(_ key: String, operation: String) throws(CacheError) {
+    func validate(_ key: String, operation: CacheError.Operation) throws(CacheError) {
         guard Journal.isValidKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
     }
 
     /// Checks a key a read or a removal names: a key a write accepts, or a wider one a journal
     /// written by the Java cache holds (``DiskLRUCache/keys()`` may list those).
-    func validateForReading(_ key: String, operation: String) throws(CacheError) {
+    func validateForReading(_ key: String, operation: CacheError.Operation) throws(CacheError) {
         guard Journal.isReadableKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
     }
 
@@ -18,7 +18,7 @@ extension DiskLRUCache {
     /// `writesReadLines`, the buffered `READ` lines are written after the lock is released,
     /// once enough have piled up (``CacheState/takeReadFlush()``): for reads that may write.
     func locked<T>(
-        operation: String, key: String? = nil, claimsCleanup: Bool = false, writesReadLines: Bool = false,
+        operation: CacheError.Operation, key: String? = nil, claimsCleanup: Bool = false, writesReadLines: Bool = false,
         _ body: (inout CacheState) throws -> T
     ) throws -> T {
         try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) { (state) throws -> T in

@@ -34,7 +34,7 @@ extension DiskLRUCache {
     ///
     /// - Complexity: O(1) lock work and one `open` and `fstat` per slot, per attempt (one
     ///   `pread` in one lock hold for a record).
-    func openEntry(key: String, recordingRead: Bool, operation: String) throws -> OpenedEntry? {
+    func openEntry(key: String, recordingRead: Bool, operation: CacheError.Operation) throws -> OpenedEntry? {
         if recordingRead, let recordReader {
             switch try readInOneHold(recordReader, key: key, operation: operation, cachedOnly: false) {
             case .opened(let entry): return entry
@@ -61,9 +61,9 @@ extension DiskLRUCache {
     ///
     /// - Complexity: As `data(forKey:)`.
     package func dataIfInMemory(forKey key: String) throws -> MemoryRead {
-        try validateForReading(key, operation: "data")
+        try validateForReading(key, operation: .data)
         if let recordReader {
-            switch try readInOneHold(recordReader, key: key, operation: "data", cachedOnly: true) {
+            switch try readInOneHold(recordReader, key: key, operation: .data, cachedOnly: true) {
             case .opened(let entry):
                 return .finished(entry.values.record.map { $0.offsets.indices.map($0.data(slot:)) })
             case .missed: return .finished(nil)
@@ -71,7 +71,7 @@ extension DiskLRUCache {
             }
         }
         let read = try readValidated(
-            key: key, recordingRead: true, operation: "data", cachedOnly: true,
+            key: key, recordingRead: true, operation: .data, cachedOnly: true,
             open: { plan -> [Data]? in
                 let read = storage.readValuesIfCached(key: key, location: plan.location, lengths: plan.lengths)
                 guard case .found(let values) = read else { return nil }
@@ -103,7 +103,7 @@ extension DiskLRUCache {
     ///
     /// - Complexity: One lock hold and one `pread`.
     private func readInOneHold(
-        _ reader: some RecordReader, key: String, operation: String, cachedOnly: Bool
+        _ reader: some RecordReader, key: String, operation: CacheError.Operation, cachedOnly: Bool
     ) throws -> OneHoldRead {
         let (plan, flushDue) = try locked(
             operation: operation, key: key, claimsCleanup: true, writesReadLines: !cachedOnly
@@ -152,7 +152,7 @@ extension DiskLRUCache {
     ///
     /// - Complexity: Two short lock holds per attempt, and what `open` does.
     private func readValidated<Values>(
-        key: String, recordingRead: Bool, operation: String, cachedOnly: Bool,
+        key: String, recordingRead: Bool, operation: CacheError.Operation, cachedOnly: Bool,
         open: (CacheState.ReadPlan) throws -> Values?, close: (Values) -> Void
     ) throws -> ValidatedRead<Values> {
         for _ in 0..<(cachedOnly ? 1 : Self.readAttempts) {
@@ -193,7 +193,7 @@ extension DiskLRUCache {
 
     /// Writes the buffered `READ` lines once enough have piled up, after releasing the lock.
     private func flushBufferedReads() throws {
-        try locked(operation: "read", writesReadLines: true) { $0.isReadFlushClaimed = false }
+        try locked(operation: .read, writesReadLines: true) { $0.isReadFlushClaimed = false }
     }
 }
 

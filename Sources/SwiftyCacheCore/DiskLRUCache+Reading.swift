@@ -19,18 +19,18 @@ extension DiskLRUCache {
     ///   than its absence (too many open files, for example).
     /// - Complexity: O(1), plus one `open` and `fstat` per slot.
     public func snapshot(forKey key: String) throws -> Snapshot? {
-        try validateForReading(key, operation: "snapshot")
-        return try openSnapshot(key: key, recordingRead: true, operation: "snapshot")
+        try validateForReading(key, operation: .snapshot)
+        return try openSnapshot(key: key, recordingRead: true, operation: .snapshot)
     }
 
     /// Reads every slot of the entry for `key`; `nil` if there is none.
     ///
     /// - Throws: The errors of `snapshot(forKey:)` and ``Snapshot/readData(at:)``.
     public func data(forKey key: String) throws -> [Data]? {
-        try validateForReading(key, operation: "data")
+        try validateForReading(key, operation: .data)
         // The values are opened under the lock (all old or all new slots) and read outside it,
         // without the Snapshot object a caller would keep.
-        guard let opened = try openEntry(key: key, recordingRead: true, operation: "data") else { return nil }
+        guard let opened = try openEntry(key: key, recordingRead: true, operation: .data) else { return nil }
         defer { storage.close(opened.values) }
         var values: [Data] = []
         values.reserveCapacity(valueCount)
@@ -47,8 +47,8 @@ extension DiskLRUCache {
 
     /// Whether a committed entry exists for `key`. It does not count as a read.
     public func contains(_ key: String) throws -> Bool {
-        try validateForReading(key, operation: "contains")
-        return try locked(operation: "contains", key: key) { state in
+        try validateForReading(key, operation: .contains)
+        return try locked(operation: .contains, key: key) { state in
             state.table.index(of: key).map { state.table[$0].isReadable } ?? false
         }
     }
@@ -57,7 +57,7 @@ extension DiskLRUCache {
     ///
     /// - Complexity: O(n).
     public func keys() throws -> [String] {
-        try locked(operation: "keys") { $0.readableKeys() }
+        try locked(operation: .keys) { $0.readableKeys() }
     }
 
     /// Snapshots of the committed entries, from least to most recently used, opened one at a
@@ -70,12 +70,12 @@ extension DiskLRUCache {
     /// A snapshot of the entry for `key` that does not count as a read and leaves the LRU order
     /// as it is; `nil` on a miss. For layers above the engine that look at an entry's metadata.
     package func peekSnapshot(forKey key: String) throws -> Snapshot? {
-        try validateForReading(key, operation: "snapshot")
-        return try openSnapshot(key: key, recordingRead: false, operation: "snapshot")
+        try validateForReading(key, operation: .snapshot)
+        return try openSnapshot(key: key, recordingRead: false, operation: .snapshot)
     }
 
     /// Opens a snapshot; with `recordingRead`, the read counts and moves the entry in LRU order.
-    func openSnapshot(key: String, recordingRead: Bool, operation: String) throws -> Snapshot? {
+    func openSnapshot(key: String, recordingRead: Bool, operation: CacheError.Operation) throws -> Snapshot? {
         try openEntry(key: key, recordingRead: recordingRead, operation: operation).map {
             Snapshot(cache: self, key: key, opened: $0)
         }

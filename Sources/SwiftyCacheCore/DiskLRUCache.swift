@@ -93,20 +93,20 @@ public final class DiskLRUCache: Sendable {
     ) throws {
         guard directory.isFileURL else {
             throw CacheError.invalidConfiguration(
-                "the cache directory must be a file URL, got \(directory)", operation: "open")
+                "the cache directory must be a file URL, got \(directory)", operation: .open)
         }
         guard (1...Int(Int32.max)).contains(valueCount) else {
             throw CacheError.invalidConfiguration(
-                "valueCount must be between 1 and \(Int32.max), got \(valueCount)", operation: "open")
+                "valueCount must be between 1 and \(Int32.max), got \(valueCount)", operation: .open)
         }
         // The Java cache reads appVersion as an int: another value would make it empty the directory.
         guard (Int(Int32.min)...Int(Int32.max)).contains(appVersion) else {
             throw CacheError.invalidConfiguration(
                 "appVersion must fit in 32 bits (Int32), as the Java DiskLruCache reads it; got \(appVersion)",
-                operation: "open")
+                operation: .open)
         }
         guard maxSize >= 1 else {
-            throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: "open")
+            throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: .open)
         }
         let path = Self.normalizedPath(of: directory)
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
@@ -194,11 +194,11 @@ public final class DiskLRUCache: Sendable {
     /// - Throws: ``CacheError/Code/invalidConfiguration`` if `maxSize < 1`,
     ///   ``CacheError/Code/cacheClosed`` after `close()`.
     public func setMaxSize(_ maxSize: Int) throws {
-        guard !options.readOnly else { throw CacheError.readOnly(operation: "setMaxSize") }
+        guard !options.readOnly else { throw CacheError.readOnly(operation: .setMaxSize) }
         guard maxSize >= 1 else {
-            throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: "setMaxSize")
+            throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: .setMaxSize)
         }
-        try locked(operation: "setMaxSize", claimsCleanup: true) { $0.maxSize = maxSize }
+        try locked(operation: .setMaxSize, claimsCleanup: true) { $0.maxSize = maxSize }
     }
 
     // MARK: Writing
@@ -212,7 +212,7 @@ public final class DiskLRUCache: Sendable {
     /// - Throws: ``CacheError/Code/invalidKey``, ``CacheError/Code/cacheClosed``,
     ///   ``CacheError/Code/journalUnavailable``.
     public func edit(_ key: String) throws -> Editor? {
-        try validate(key, operation: "edit")
+        try validate(key, operation: .edit)
         return try beginEdit(key: key, expectedSequenceNumber: nil)
     }
 
@@ -225,20 +225,20 @@ public final class DiskLRUCache: Sendable {
     /// - Throws: ``CacheError/Code/wrongValueCount``, ``CacheError/Code/editInProgress`` when
     ///   an editor holds the key, and the errors of ``edit(_:)`` and ``Editor/commit()``.
     public func setData(_ values: [Data], forKey key: String) throws {
-        try validate(key, operation: "setData")
+        try validate(key, operation: .setData)
         guard values.count == valueCount else {
-            throw CacheError.wrongValueCount(expected: valueCount, got: values.count, key: key, operation: "setData")
+            throw CacheError.wrongValueCount(expected: valueCount, got: values.count, key: key, operation: .setData)
         }
         // Packed storage, small values: the record is built here, outside the lock, and
         // committed in one lock hold.
         if let record = storage.recordStorage?.encodeRecord(key: key, values: values) {
             let lengths = SlotLengths(values.lazy.map(\.count))
-            let committed = try locked(operation: "setData", key: key, claimsCleanup: true) { state in
+            let committed = try locked(operation: .setData, key: key, claimsCleanup: true) { state in
                 try state.commitRecord(key: key, lengths: lengths, record: record)
             }
             if committed { return }
         }
-        try writeAtOnce(key: key, slots: 0..<valueCount, requiresEntry: false, operation: "setData") { values[$0] }
+        try writeAtOnce(key: key, slots: 0..<valueCount, requiresEntry: false, operation: .setData) { values[$0] }
     }
 
     /// Replaces some slots of an existing entry; the others keep their values.
@@ -250,18 +250,18 @@ public final class DiskLRUCache: Sendable {
     ///   needs every slot), ``CacheError/Code/slotOutOfRange``,
     ///   ``CacheError/Code/editInProgress``, and the errors of ``Editor/commit()``.
     public func setPartialData(_ values: [Int: Data], forKey key: String) throws {
-        try validate(key, operation: "setPartialData")
+        try validate(key, operation: .setPartialData)
         for index in values.keys where !(0..<valueCount).contains(index) {
-            throw CacheError.slotOutOfRange(index, valueCount: valueCount, key: key, operation: "setPartialData")
+            throw CacheError.slotOutOfRange(index, valueCount: valueCount, key: key, operation: .setPartialData)
         }
         do {
-            try writeAtOnce(key: key, slots: values.keys.sorted(), requiresEntry: true, operation: "setPartialData") {
+            try writeAtOnce(key: key, slots: values.keys.sorted(), requiresEntry: true, operation: .setPartialData) {
                 values[$0] ?? Data()
             }
         } catch let error as CacheError where error.code == .incompleteEntry {
             // Removed meanwhile: as if the removal came first, there is no entry to update.
             throw CacheError.entryNotFound(
-                key: key, operation: "setPartialData",
+                key: key, operation: .setPartialData,
                 message: "the entry was removed before the update could be published", cause: error)
         }
     }

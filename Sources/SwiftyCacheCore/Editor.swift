@@ -73,10 +73,10 @@ public final class Editor: Sendable {
     ///   unwritten).
     public func write(at index: Int, _ body: (SlotWriter) throws -> Void) throws {
         try progress.withLock { (progress) throws(CacheError) in
-            guard !progress.isDone else { throw CacheError.editorFinished(key: key, operation: "write") }
-            guard !progress.isWriting else { throw CacheError.editorBusy(key: key, operation: "write") }
+            guard !progress.isDone else { throw CacheError.editorFinished(key: key, operation: .write) }
+            guard !progress.isWriting else { throw CacheError.editorBusy(key: key, operation: .write) }
             guard progress.staged.indices.contains(index) else {
-                throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: "write")
+                throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: .write)
             }
             progress.isWriting = true
             // Staging truncates the slot's file first: until it succeeds the slot is unwritten.
@@ -112,10 +112,10 @@ public final class Editor: Sendable {
     ///   the read errors of ``Snapshot/readData(at:)``.
     public func data(at index: Int) throws -> Data? {
         guard (0..<cache.valueCount).contains(index) else {
-            throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: "read")
+            throw CacheError.slotOutOfRange(index, valueCount: cache.valueCount, key: key, operation: .read)
         }
-        guard !progress.withLock({ $0.isDone }) else { throw CacheError.editorFinished(key: key, operation: "read") }
-        guard let snapshot = try cache.openSnapshot(key: key, recordingRead: false, operation: "read") else {
+        guard !progress.withLock({ $0.isDone }) else { throw CacheError.editorFinished(key: key, operation: .read) }
+        guard let snapshot = try cache.openSnapshot(key: key, recordingRead: false, operation: .read) else {
             return nil
         }
         defer { snapshot.close() }
@@ -134,8 +134,8 @@ public final class Editor: Sendable {
     ///   never holds a mix.
     public func commit() throws {
         let staged = try progress.withLock { (progress) throws(CacheError) -> [StagedSlot?] in
-            guard !progress.isDone else { throw CacheError.editorFinished(key: key, operation: "commit") }
-            guard !progress.isWriting else { throw CacheError.editorBusy(key: key, operation: "commit") }
+            guard !progress.isDone else { throw CacheError.editorFinished(key: key, operation: .commit) }
+            guard !progress.isWriting else { throw CacheError.editorBusy(key: key, operation: .commit) }
             progress.isDone = true
             return progress.staged
         }

@@ -51,10 +51,10 @@ public final class Snapshot: Sendable {
     ///   ``CacheError/Code/ioFailure``, or ``CacheError/Code/corruptValue`` if the value is
     ///   shorter than the journal recorded.
     public func readData(at index: Int) throws -> Data {
-        try checkSlot(index, operation: "read")
+        try checkSlot(index, operation: .read)
         let storage = cache.storage
         return try values.withLock { (values) throws(CacheError) -> Data in
-            guard let values else { throw CacheError.snapshotClosed(key: key, operation: "read") }
+            guard let values else { throw CacheError.snapshotClosed(key: key, operation: .read) }
             return try storage.readWhole(values, slot: index, length: slotLengths[index], key: key)
         }
     }
@@ -68,7 +68,7 @@ public final class Snapshot: Sendable {
     ///
     /// - Throws: ``CacheError/Code/slotOutOfRange``.
     public func reader(at index: Int) throws -> SlotReader {
-        try checkSlot(index, operation: "read")
+        try checkSlot(index, operation: .read)
         return SlotReader(snapshot: self, slot: index)
     }
 
@@ -93,14 +93,14 @@ public final class Snapshot: Sendable {
     func read(slot: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
         let storage = cache.storage
         return try values.withLock { (values) throws(CacheError) -> Int in
-            guard let values else { throw CacheError.snapshotClosed(key: key, operation: "read") }
+            guard let values else { throw CacheError.snapshotClosed(key: key, operation: .read) }
             return try readUntilFull(buffer) { (rest, filled) throws(CacheError) -> Int? in
                 try storage.read(values, slot: slot, key: key, into: rest, at: offset + filled)
             } ?? 0
         }
     }
 
-    private func checkSlot(_ index: Int, operation: String) throws(CacheError) {
+    private func checkSlot(_ index: Int, operation: CacheError.Operation) throws(CacheError) {
         guard slotLengths.indices.contains(index) else {
             throw CacheError.slotOutOfRange(index, valueCount: slotLengths.count, key: key, operation: operation)
         }

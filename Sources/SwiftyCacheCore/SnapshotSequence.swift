@@ -17,7 +17,7 @@ public struct SnapshotSequence: Sequence, Sendable {
         /// that fail to open, are skipped.
         public mutating func next() -> Snapshot? {
             while let key = keys.popFirst() {
-                if let snapshot = try? cache.openSnapshot(key: key, recordingRead: false, operation: "snapshots") {
+                if let snapshot = try? cache.openSnapshot(key: key, recordingRead: false, operation: .snapshots) {
                     return snapshot
                 }
             }

@@ -53,9 +53,12 @@ import Testing
             Issue.record("a second cache opened the same directory")
         } catch let error as ObjectCacheError {
             #expect(error.code == .diskFailure)
-            #expect(error.operation == "open")
+            #expect(error.operation == .open)
+            // Both layers say where they built their error.
+            #expect(error.location?.file.hasPrefix("SwiftyCacheCodable/") == true)
             let cause = try #require(error.cause as? CacheError)
             #expect(cause.code == .directoryLocked)
+            #expect(cause.location?.file.hasPrefix("SwiftyCacheCore/") == true)
         }
         try first.close()
     }

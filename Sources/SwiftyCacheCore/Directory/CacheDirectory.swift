@@ -29,22 +29,22 @@ struct CacheDirectory: Sendable {
                 continue
             } catch  where error.errno == Errno.notDirectory {
                 throw CacheError.invalidConfiguration(
-                    "a component of the cache path is not a directory", path: prefix, operation: "open", cause: error)
+                    "a component of the cache path is not a directory", path: prefix, operation: .open, cause: error)
             } catch {
-                throw CacheError.ioFailure(error, operation: "create directory", path: prefix)
+                throw CacheError.ioFailure(error, operation: .createDirectory, path: prefix)
             }
         }
         let kind: FileKind?
         do {
             kind = try fileSystem.kind(of: path)
         } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: path)
+            throw CacheError.ioFailure(error, operation: .open, path: path)
         }
         // A symbolic link is accepted here: the user chose that path. The cache never follows
         // links *inside* the directory.
         guard kind == .directory || kind == .symbolicLink else {
             throw CacheError.invalidConfiguration(
-                "the cache path exists and is not a directory", path: path, operation: "open")
+                "the cache path exists and is not a directory", path: path, operation: .open)
         }
     }
 
@@ -59,13 +59,13 @@ struct CacheDirectory: Sendable {
         do {
             fd = try fileSystem.open(lockPath, flags: OpenFlags.lockFile, mode: FileModes.file)
         } catch {
-            throw CacheError.ioFailure(error, operation: "lock directory", path: lockPath)
+            throw CacheError.ioFailure(error, operation: .lockDirectory, path: lockPath)
         }
         do {
             identity = try fileSystem.identity(of: fd)
         } catch {
             try? fileSystem.close(fd)
-            throw CacheError.ioFailure(error, operation: "lock directory", path: lockPath)
+            throw CacheError.ioFailure(error, operation: .lockDirectory, path: lockPath)
         }
         guard DirectoryLock.register(identity) else {
             try? fileSystem.close(fd)
@@ -83,7 +83,7 @@ struct CacheDirectory: Sendable {
                 DirectoryLock.unregister(identity)
                 try? fileSystem.close(fd)
                 if error.errno == Errno.wouldBlock { throw CacheError.directoryLocked(path, cause: error) }
-                throw CacheError.ioFailure(error, operation: "lock directory", path: lockPath)
+                throw CacheError.ioFailure(error, operation: .lockDirectory, path: lockPath)
             }
         }
     }
@@ -190,7 +190,7 @@ struct CacheDirectory: Sendable {
         do {
             return try fileSystem.kind(of: path) != nil
         } catch {
-            throw CacheError.ioFailure(error, operation: "restore directory", path: path)
+            throw CacheError.ioFailure(error, operation: .restoreDirectory, path: path)
         }
     }
 }

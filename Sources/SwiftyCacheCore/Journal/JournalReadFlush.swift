@@ -27,7 +27,7 @@ struct JournalReadFlush {
             // READ lines free nothing: they never take the space reserve.
             try output.append(bytes, to: fd, with: fileSystem, reserve: nil)
         } catch {
-            output.recordFailure(CacheError.ioFailure(error, operation: "read", path: path))
+            output.recordFailure(CacheError.ioFailure(error, operation: .read, path: path))
         }
     }
 }

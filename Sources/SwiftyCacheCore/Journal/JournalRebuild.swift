@@ -18,7 +18,7 @@ struct JournalRebuild {
     /// use.
     func write(with fileSystem: any FileSystem) -> Bool {
         do {
-            try storage.makeDurable(operation: "rebuild journal")
+            try storage.makeDurable(operation: .rebuildJournal)
             try fileSystem.writeAll(pending.file, journal.bytes())
             try fileSystem.fsync(pending.file)
             return true

@@ -60,7 +60,9 @@ struct JournalWriter {
     ///   disk, not for filling it further.
     /// - Throws: ``CacheError/Code/journalUnavailable`` while an earlier failure stands, or the
     ///   write's ``CacheError/Code/ioFailure``, which then stands.
-    mutating func flush(operation: String, key: String? = nil, freesSpace: Bool = false) throws(CacheError) {
+    mutating func flush(operation: CacheError.Operation, key: String? = nil, freesSpace: Bool = false)
+        throws(CacheError)
+    {
         if let failure { throw CacheError.journalUnavailable(failure, operation: operation, key: key) }
         guard !buffer.isEmpty else { return }
         output.lock()
@@ -119,14 +121,14 @@ struct JournalWriter {
     }
 
     /// With `syncsWrites`, forces the journal and the directory to stable storage.
-    func syncIfDurable(operation: String, key: String?) throws(CacheError) {
+    func syncIfDurable(operation: CacheError.Operation, key: String?) throws(CacheError) {
         guard syncsWrites else { return }
         try sync(operation: operation, key: key)
     }
 
     /// Forces the journal and the directory to stable storage, whatever `syncsWrites` says:
     /// before bytes that lines already written supersede are deleted (compaction).
-    func sync(operation: String, key: String?) throws(CacheError) {
+    func sync(operation: CacheError.Operation, key: String?) throws(CacheError) {
         do {
             try fileSystem.fsync(fd)
             try directory.sync()
@@ -140,7 +142,7 @@ struct JournalWriter {
         do {
             fd = try fileSystem.open(directory.journalPath, flags: OpenFlags.append, mode: FileModes.file)
         } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: directory.journalPath)
+            throw CacheError.ioFailure(error, operation: .open, path: directory.journalPath)
         }
         output.lock()
         output.size = try? fileSystem.size(of: fd)
@@ -242,7 +244,7 @@ struct JournalWriter {
     /// fails (``flush(operation:key:)``) or a deferred failure is adopted: nothing is written
     /// while the failure stands, and the rebuild that repairs it writes the whole index.
     private mutating func recordFailure(_ error: any Error, path: String) -> CacheError {
-        let failure = CacheError.ioFailure(error, operation: "rebuild journal", path: path)
+        let failure = CacheError.ioFailure(error, operation: .rebuildJournal, path: path)
         self.failure = failure
         buffer.removeAll(keepingCapacity: true)
         rebuildTail = nil

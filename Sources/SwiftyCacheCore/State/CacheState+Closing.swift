@@ -22,9 +22,9 @@ extension CacheState {
             abortEdit(at: index, staged: everySlot)
         }
         do throws(CacheError) {
-            try ensureJournalWritable(operation: "close", key: nil)
+            try ensureJournalWritable(operation: .close, key: nil)
             try trimToSize()
-            try journal.flush(operation: "close")
+            try journal.flush(operation: .close)
         } catch {
             failure = error
         }
@@ -56,7 +56,7 @@ extension CacheState {
             isClosed = true
             return
         }
-        try? journal.flush(operation: "deinit")
+        try? journal.flush(operation: .deinitialize)
         journal.close()
         storage.shutDown()
         releaseLock()

@@ -22,7 +22,7 @@ extension CacheState {
     mutating func reserveEdit(
         key: String, expectedSequenceNumber: UInt64?, requiresEntry: Bool, journalsDirty: Bool = true
     ) throws(CacheError) -> UInt64? {
-        try checkWritable(key: key, operation: "edit")
+        try checkWritable(key: key, operation: .edit)
         let existing = table.index(of: key)
         if let expectedSequenceNumber {
             guard let existing, table[existing].isReadable, table[existing].sequenceNumber == expectedSequenceNumber
@@ -31,12 +31,12 @@ extension CacheState {
         if requiresEntry {
             guard let existing, table[existing].isReadable else {
                 throw CacheError.entryNotFound(
-                    key: key, operation: "setPartialData",
+                    key: key, operation: .setPartialData,
                     message: "no entry to update; a new entry needs a value in every slot (use setData)")
             }
         }
         if let existing, table[existing].isBeingEdited { return nil }
-        try ensureJournalWritable(operation: "edit", key: key)
+        try ensureJournalWritable(operation: .edit, key: key)
         let index = existing ?? table.insert(key: key, valueCount: valueCount)
         let editorID = nextEditorID
         nextEditorID += 1
@@ -51,7 +51,7 @@ extension CacheState {
         table.touch(index)
         journal.append(.dirty, key: key)
         do {
-            try journal.flush(operation: "edit", key: key)
+            try journal.flush(operation: .edit, key: key)
         } catch {
             releaseEditor(at: index)
             throw error
@@ -82,7 +82,7 @@ extension CacheState {
             throw CacheError.incompleteEntry(key: key, missingSlot: missing)
         }
         do {
-            try ensureJournalWritable(operation: "commit", key: key)
+            try ensureJournalWritable(operation: .commit, key: key)
         } catch {
             discardStaged(key: key, staged: staged)
             releaseEditor(at: index)
@@ -137,7 +137,7 @@ extension CacheState {
         let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: index)
         for victim in victims { journal.append(.remove, key: table[victim].key) }
         do {
-            try journal.flush(operation: "commit", key: key)
+            try journal.flush(operation: .commit, key: key)
         } catch {
             // The journal holds DIRTY without CLEAN, so a reopen would delete this entry:
             // forget it now too, so that memory and disk agree. The victims stay: the rebuild
@@ -157,12 +157,12 @@ extension CacheState {
         redundantOpCount += victims.count
         statistics.evictionCount += victims.count
         do {
-            try journal.syncIfDurable(operation: "commit", key: key)
+            try journal.syncIfDurable(operation: .commit, key: key)
         } catch {
             // Not known to be on stable storage: the caller is told, and the entry is forgotten
             // so that it is not served as if it were.
             journal.append(.remove, key: key)
-            try? journal.flush(operation: "commit", key: key)
+            try? journal.flush(operation: .commit, key: key)
             forgetEntryDeletingValues(index)
             throw error
         }
@@ -171,7 +171,7 @@ extension CacheState {
 
     /// Refuses a write of `key` in a read-only cache, or one that would replace a file the
     /// cache did not create.
-    private func checkWritable(key: String, operation: String) throws(CacheError) {
+    private func checkWritable(key: String, operation: CacheError.Operation) throws(CacheError) {
         guard !isReadOnly else { throw CacheError.readOnly(operation: operation, key: key) }
         if !foreignKeys.isEmpty, foreignKeys.contains(key) {
             throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))
@@ -190,18 +190,18 @@ extension CacheState {
     /// - Complexity: one `write` of the record and one of the journal line.
     mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
         guard let packed = storage.recordStorage else { return false }
-        try checkWritable(key: key, operation: "setData")
+        try checkWritable(key: key, operation: .setData)
         let existing = table.index(of: key)
         var replaced: CommittedValues?
         if let existing {
             let entry = table[existing]
-            if entry.isBeingEdited { throw CacheError.editInProgress(key: key, operation: "setData") }
+            if entry.isBeingEdited { throw CacheError.editInProgress(key: key, operation: .setData) }
             if entry.isReadable {
                 guard !storage.keepsFiles(location: entry.location, lengths: entry.lengths) else { return false }
                 replaced = CommittedValues(location: entry.location, lengths: entry.lengths)
             }
         }
-        try ensureJournalWritable(operation: "setData", key: key)
+        try ensureJournalWritable(operation: .setData, key: key)
         let location: ValueLocation
         do {
             location = try packed.append(record, key: key)
@@ -279,7 +279,7 @@ extension CacheState {
             table.remove(at: index)
             journal.append(.remove, key: key)
         }
-        try? journal.flush(operation: "abort", key: key)
+        try? journal.flush(operation: .abort, key: key)
     }
 
     /// Frees the entry at `index` of its editor after the edit failed before anything was

@@ -4,7 +4,7 @@ import Dispatch
 /// place, and a rebuild whose bulk is written outside the lock.
 extension CacheState {
     /// Rebuilds the journal if an earlier write failed; throws if it still cannot be written.
-    mutating func ensureJournalWritable(operation: String, key: String?) throws(CacheError) {
+    mutating func ensureJournalWritable(operation: CacheError.Operation, key: String?) throws(CacheError) {
         journal.adoptDeferredFailure()
         guard let failure = journal.failure else { return }
         do {
@@ -23,7 +23,7 @@ extension CacheState {
     /// - Complexity: O(n) in the number of entries; run when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
         // The records the new journal names are durable before it replaces the old one.
-        try storage.makeDurable(operation: "rebuild journal")
+        try storage.makeDurable(operation: .rebuildJournal)
         try journal.replace(with: compactJournal().bytes())
         // A leftover backup is harmless: opening deletes it when `journal` exists.
         moveToTrash(directory.backupJournalPath)

@@ -68,7 +68,7 @@ extension CacheState {
             } catch  where error.errno == Errno.noEntry {
                 continue
             } catch {
-                throw CacheError.ioFailure(error, operation: "open", path: path)
+                throw CacheError.ioFailure(error, operation: .open, path: path)
             }
         }
         guard let opened else { return nil }
@@ -77,7 +77,7 @@ extension CacheState {
             status = try fileSystem.status(of: opened.fd)
         } catch {
             try? fileSystem.close(opened.fd)
-            throw CacheError.ioFailure(error, operation: "open", path: opened.path)
+            throw CacheError.ioFailure(error, operation: .open, path: opened.path)
         }
         guard status.kind == .regular else {
             try? fileSystem.close(opened.fd)

@@ -15,7 +15,7 @@ extension CacheState {
         if readOnly {
             guard try directory.exists() else {
                 throw CacheError.invalidConfiguration(
-                    "a read-only cache needs an existing directory", path: directory.path, operation: "open")
+                    "a read-only cache needs an existing directory", path: directory.path, operation: .open)
             }
             report = try recoverReadOnly()
         } else {
@@ -46,7 +46,7 @@ extension CacheState {
         do {
             journalStatus = try fileSystem.status(atPath: directory.journalPath)
         } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: directory.journalPath)
+            throw CacheError.ioFailure(error, operation: .open, path: directory.journalPath)
         }
         guard let journalStatus else {
             // A new cache, or one whose journal is gone: no file here is provably the cache's.
@@ -172,7 +172,7 @@ extension CacheState {
                 report.restoredBackup = true
             }
         } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: directory.backupJournalPath)
+            throw CacheError.ioFailure(error, operation: .open, path: directory.backupJournalPath)
         }
     }
 
@@ -192,7 +192,7 @@ extension CacheState {
         do {
             fd = try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
         } catch {
-            throw CacheError.ioFailure(error, operation: "open", path: path)
+            throw CacheError.ioFailure(error, operation: .open, path: path)
         }
         defer { try? fileSystem.close(fd) }
         return try replayJournal(fd: fd, path: path, size: size, removedKeys: &removedKeys).summary
@@ -214,7 +214,7 @@ extension CacheState {
             do {
                 count = try fileSystem.read(fd, into: chunk, at: offset)
             } catch {
-                throw CacheError.ioFailure(error, operation: "open", path: path)
+                throw CacheError.ioFailure(error, operation: .open, path: path)
             }
             if count == 0 { break }
             offset += Int64(count)

@@ -4,21 +4,21 @@ import Dispatch
 extension CacheState {
     /// Removes the committed entry for `key`; `false` if there is none.
     mutating func remove(key: String) throws(CacheError) -> Bool {
-        guard !isReadOnly else { throw CacheError.readOnly(operation: "remove", key: key) }
+        guard !isReadOnly else { throw CacheError.readOnly(operation: .remove, key: key) }
         guard let index = table.index(of: key), table[index].isReadable else { return false }
         // A journal that stays broken does not stop a removal: see `removeEntries`.
-        try? ensureJournalWritable(operation: "remove", key: key)
-        try removeEntries([index], operation: "remove")
+        try? ensureJournalWritable(operation: .remove, key: key)
+        try removeEntries([index], operation: .remove)
         statistics.removeCount += 1
         return true
     }
 
     /// Removes every committed entry that is not being edited.
     mutating func removeAll() throws(CacheError) {
-        guard !isReadOnly else { throw CacheError.readOnly(operation: "evictAll") }
-        try? ensureJournalWritable(operation: "evictAll", key: nil)
+        guard !isReadOnly else { throw CacheError.readOnly(operation: .evictAll) }
+        try? ensureJournalWritable(operation: .evictAll, key: nil)
         let victims = table.indicesInLRUOrder.filter { table[$0].isReadable && !table[$0].isBeingEdited }
-        try removeEntries(victims, operation: "evictAll")
+        try removeEntries(victims, operation: .evictAll)
         statistics.removeCount += victims.count
     }
 
@@ -33,7 +33,7 @@ extension CacheState {
     /// `CLEAN` line would bring it back) is journaled once the rebuild succeeds, or stays and
     /// the call throws: a removal that returns has happened, also after a reopen. So does an
     /// entry whose values cannot all be deleted.
-    mutating func removeEntries(_ indices: [Int], operation: String) throws(CacheError) {
+    mutating func removeEntries(_ indices: [Int], operation: CacheError.Operation) throws(CacheError) {
         guard !indices.isEmpty else { return }
         let key = indices.count == 1 ? table[indices[0]].key : nil
         if try journalRemovals(indices, operation: operation, key: key) { return }
@@ -72,7 +72,8 @@ extension CacheState {
     /// removed, when the journal is broken or the write fails.
     ///
     /// - Throws: the failure of the `fsync` that `syncsWrites` asks for, the entries removed.
-    private mutating func journalRemovals(_ indices: [Int], operation: String, key: String?) throws(CacheError)
+    private mutating func journalRemovals(_ indices: [Int], operation: CacheError.Operation, key: String?)
+        throws(CacheError)
         -> Bool
     {
         guard journal.failure == nil else { return false }
@@ -122,6 +123,6 @@ extension CacheState {
         journal.append(.remove, key: key)
         forgetEntryDeletingValues(index)
         redundantOpCount += 1
-        try? journal.flush(operation: "drop damaged entry", key: key)
+        try? journal.flush(operation: .dropDamagedEntry, key: key)
     }
 }

@@ -97,7 +97,7 @@ protocol ValueStorage: Sendable {
     /// before shared files whose values were superseded are deleted, so that what replaces
     /// durable bytes is durable first. File storage has nothing to do: its files are renamed
     /// into place, and a rebuilt journal names the same files.
-    func makeDurable(operation: String) throws(CacheError)
+    func makeDurable(operation: CacheError.Operation) throws(CacheError)
 
     /// Records found damaged by reads since the cache opened (packed storage's checksums).
     var corruptRecordCount: Int { get }
@@ -142,7 +142,7 @@ extension ValueStorage {
     func isOwnSharedFile(atPath path: String) -> Bool { false }
     func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {}
     func shutDown() {}
-    func makeDurable(operation: String) throws(CacheError) {}
+    func makeDurable(operation: CacheError.Operation) throws(CacheError) {}
     func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool { true }
     var corruptRecordCount: Int { 0 }
     var needsCompaction: Bool { false }

@@ -156,7 +156,7 @@ import Darwin
             Issue.record("no error")
         } catch let error as CacheError {
             #expect(error.key == "Bad Key")
-            #expect(error.operation == "edit")
+            #expect(error.operation == .edit)
             #expect(error.description.contains("Bad Key"))
         }
     }

@@ -23,7 +23,7 @@ final class FileSlotSink: SlotSink {
         do {
             try fileSystem.writeAll(fd, bytes)
         } catch {
-            throw CacheError.ioFailure(error, operation: "write", path: path(), key: key)
+            throw CacheError.ioFailure(error, operation: .write, path: path(), key: key)
         }
         count += bytes.count
     }

@@ -119,7 +119,7 @@ struct FileStorage: ValueStorage {
                 do {
                     try fileSystem.writeAll(fd, contents)
                 } catch {
-                    throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+                    throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
                 }
                 return contents.count
             }
@@ -128,7 +128,7 @@ struct FileStorage: ValueStorage {
         case .success(let length): return StagedSlot(length: length)
         case .failure(let error as CacheError): throw error
         case .failure(let error):
-            throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+            throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
         }
     }
 
@@ -159,7 +159,7 @@ struct FileStorage: ValueStorage {
             if isOpen { try? fileSystem.close(fd) }
             try? removeValueFileIfPresent(key, slot, temporary: true)
             if let error = error as? SystemCallError {
-                throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+                throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
             }
             throw error
         }
@@ -183,10 +183,10 @@ struct FileStorage: ValueStorage {
                 try removeValueFileIfPresent(key, slot, temporary: true)
                 return try create()
             } catch {
-                throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+                throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
             }
         } catch {
-            throw CacheError.ioFailure(error, operation: "write", path: dirtyPath(key, slot), key: key)
+            throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
         }
     }
 
@@ -206,7 +206,7 @@ struct FileStorage: ValueStorage {
                     }
                 }
             } catch {
-                let failure = CacheError.ioFailure(error, operation: "commit", path: dirtyPath(key, slot), key: key)
+                let failure = CacheError.ioFailure(error, operation: .commit, path: dirtyPath(key, slot), key: key)
                 throw PublishFailure(error: failure, publishedAny: publishedAny)
             }
             publishedAny = true
@@ -239,7 +239,7 @@ struct FileStorage: ValueStorage {
                 for fd in descriptors { try? fileSystem.close(fd) }
                 // The file was deleted, replaced by a link or something else, or truncated.
                 guard Self.isDamage(error) else {
-                    throw CacheError.ioFailure(error, operation: "snapshot", path: cleanPath(key, slot), key: key)
+                    throw CacheError.ioFailure(error, operation: .snapshot, path: cleanPath(key, slot), key: key)
                 }
                 return nil
             }
@@ -321,7 +321,7 @@ struct FileStorage: ValueStorage {
         do {
             return try fileSystem.read(values.descriptors[slot], into: buffer, at: Int64(offset))
         } catch {
-            throw CacheError.ioFailure(error, operation: "read", path: cleanPath(key, slot), key: key)
+            throw CacheError.ioFailure(error, operation: .read, path: cleanPath(key, slot), key: key)
         }
     }
 

@@ -30,7 +30,7 @@ final class PackedSlotSink: SlotSink {
             try fileSystem.writeAll(fd, bytes)
         } catch {
             throw CacheError.ioFailure(
-                error, operation: "write", path: storage.files.dirtyPath(key, slot), key: key)
+                error, operation: .write, path: storage.files.dirtyPath(key, slot), key: key)
         }
         count += bytes.count
     }
@@ -46,7 +46,7 @@ final class PackedSlotSink: SlotSink {
             try fileSystem.close(closing)
         } catch {
             discard()
-            throw CacheError.ioFailure(error, operation: "write", path: storage.files.dirtyPath(key, slot), key: key)
+            throw CacheError.ioFailure(error, operation: .write, path: storage.files.dirtyPath(key, slot), key: key)
         }
         return StagedSlot(length: count)
     }

@@ -46,7 +46,7 @@ extension PackedStorage {
     /// ``syncsWrites`` this is the only sync, once per journal rebuild or compacted segment.
     ///
     /// - Complexity: one `fsync` per segment written since the last call (usually one).
-    func makeDurable(operation: String) throws(CacheError) {
+    func makeDurable(operation: CacheError.Operation) throws(CacheError) {
         let (pending, directoryPending) = state.withLock { segments in
             defer {
                 segments.unsynced.removeAll()

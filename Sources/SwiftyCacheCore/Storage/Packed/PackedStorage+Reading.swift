@@ -19,7 +19,7 @@ extension PackedStorage {
             } catch {
                 for fd in descriptors where fd >= 0 { try? fileSystem.close(fd) }
                 guard FileStorage.isDamage(error) else {
-                    throw CacheError.ioFailure(error, operation: "snapshot", path: files.cleanPath(key, slot), key: key)
+                    throw CacheError.ioFailure(error, operation: .snapshot, path: files.cleanPath(key, slot), key: key)
                 }
                 return nil
             }
@@ -51,7 +51,7 @@ extension PackedStorage {
             isHeld = try location.offset >= 0 && segment.holds(size, at: location.offset)
         } catch {
             // Not damage: the size could not be learned (an I/O error), and nothing is read.
-            throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
+            throw CacheError.ioFailure(error, operation: .read, path: segmentPath(location.segment), key: key)
         }
         guard isHeld else {
             // Lengths from the journal that the segment cannot hold: damage, never an allocation.
@@ -74,7 +74,7 @@ extension PackedStorage {
                 initialized = try fileSystem.readFully(segment.fd, into: buffer, at: location.offset)
             }
         } catch {
-            throw CacheError.ioFailure(error, operation: "read", path: segmentPath(location.segment), key: key)
+            throw CacheError.ioFailure(error, operation: .read, path: segmentPath(location.segment), key: key)
         }
         let record = UnsafeRawBufferPointer(buffer)
         let offsets =
@@ -104,7 +104,7 @@ extension PackedStorage {
             fd = try fileSystem.open(path, flags: OpenFlags.readOnly, mode: 0)
         } catch {
             guard FileStorage.isDamage(error) else {
-                throw CacheError.ioFailure(error, operation: "read", path: path)
+                throw CacheError.ioFailure(error, operation: .read, path: path)
             }
             return nil
         }

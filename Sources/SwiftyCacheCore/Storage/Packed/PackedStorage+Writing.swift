@@ -81,7 +81,7 @@ extension PackedStorage {
                 do {
                     return try fileSystem.readWholeFile(files.cleanPath(key, slot))
                 } catch {
-                    throw CacheError.ioFailure(error, operation: "commit", path: files.cleanPath(key, slot), key: key)
+                    throw CacheError.ioFailure(error, operation: .commit, path: files.cleanPath(key, slot), key: key)
                 }
             }
             if let record { location = try append(record, key: key) }
@@ -154,7 +154,7 @@ extension PackedStorage {
                 // appended to it would vanish with the process.
                 guard (try? fileSystem.kind(of: directory.path)) == .directory else {
                     throw CacheError.ioFailure(
-                        SystemCallError(call: "fstat", errno: Errno.noEntry), operation: "commit",
+                        SystemCallError(call: "fstat", errno: Errno.noEntry), operation: .commit,
                         path: segmentPath(active.number), key: key)
                 }
                 segments.active = nil
@@ -172,7 +172,7 @@ extension PackedStorage {
                 let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
                 segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
                 segments.activeEnd = end
-                throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(active.number), key: key)
+                throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
             }
             segments.activeEnd += Int64(record.count)
             segments.addRecordBytes(Int64(record.count), in: active.number)
@@ -198,7 +198,7 @@ extension PackedStorage {
             try fileSystem.removeFileIfPresent(staging)
             fd = try fileSystem.open(staging, flags: OpenFlags.createSegment, mode: FileModes.file)
         } catch {
-            throw CacheError.ioFailure(error, operation: "commit", path: staging, key: key)
+            throw CacheError.ioFailure(error, operation: .commit, path: staging, key: key)
         }
         var number = segments.nextNumber
         do throws(SystemCallError) {
@@ -222,7 +222,7 @@ extension PackedStorage {
                 }
             }
         } catch {
-            throw CacheError.ioFailure(error, operation: "commit", path: segmentPath(number), key: key)
+            throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(number), key: key)
         }
         let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
         if !syncsWrites {
