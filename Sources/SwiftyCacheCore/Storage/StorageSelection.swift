@@ -1,5 +1,5 @@
-/// Which value storage a cache opens a directory with, and the one place that names the
-/// concrete storages: the layers above hold only `any ValueStorage`.
+/// Which value storage a cache opens a directory with: the layers above hold only
+/// `any ValueStorage`.
 struct StorageSelection {
     /// The storage the cache writes with.
     var format: Journal.Format
@@ -29,23 +29,13 @@ struct StorageSelection {
         }
     }
 
-    /// The storage of ``format`` over `directory`.
+    /// The storage of ``format`` over `directory`. Each storage builds itself from the options
+    /// in its own folder (`Storage/Files/`, `Storage/Packed/`): no layer names a concrete storage.
     func makeStorage(directory: CacheDirectory, valueCount: Int, options: DiskLRUCache.Options) -> any ValueStorage {
         switch format {
-        case .files:
-            return FileStorage(directory: directory, valueCount: valueCount, syncsWrites: options.syncsWrites)
+        case .files: Self.fileStorage(directory: directory, valueCount: valueCount, options: options)
         case .packed(let inlineLimit):
-            return PackedStorage(
-                directory: directory, valueCount: valueCount, inlineLimit: inlineLimit,
-                syncsWrites: options.syncsWrites, isReadOnly: options.readOnly,
-                segmentSize: max(64, options.packedSegmentSize))
+            Self.recordStorage(directory: directory, valueCount: valueCount, inlineLimit: inlineLimit, options: options)
         }
-    }
-
-    /// The bytes of the committed value files of a file-storage directory no cache has open.
-    ///
-    /// - Complexity: O(files in the directory).
-    static func fileValueBytes(in directory: CacheDirectory) -> Int {
-        FileStorage.valueBytes(in: directory)
     }
 }
