@@ -42,6 +42,9 @@ extension DiskLRUCache {
         /// The size at which packed segments roll; small in tests, so that a few entries span
         /// several segments.
         package var packedSegmentSize: Int64 = 4 << 20
+        /// How many segment files packed storage keeps open at most; `nil`, the default, is a
+        /// sixteenth of the process's descriptor limit, from 8 to 256.
+        package var maxOpenSegments: Int? = nil
 
         /// Whether packed segments are compacted in the background (tests turn it off to see
         /// what an explicit `compact()` does alone).

@@ -21,6 +21,9 @@ enum CrashWorker {
         if arguments.count == 3, arguments[1] == "open-rss" { openAndReportMemory(arguments[2]) }
         if arguments.count == 3, arguments[1] == "async-burst" { readInAsyncBurst(arguments[2]) }
         if arguments.count == 3, arguments[1] == "compactor" { compactForever(arguments[2]) }
+        if arguments.count == 5, arguments[1] == "few-descriptors", let limit = Int(arguments[3]) {
+            useManySegments(arguments[2], descriptorLimit: limit, maxOpenSegments: Int(arguments[4]))
+        }
         if arguments.count == 4 || arguments.count == 5, arguments[1] == "writer", let count = Int(arguments[3]) {
             writeEntries(arguments[2], commits: count, packed: arguments.count == 5 && arguments[4] == "packed")
         }
@@ -244,5 +247,55 @@ enum CrashWorker {
     static func say(_ line: String) {
         let bytes = Array((line + "\n").utf8)
         FileHandle.standardOutput.write(Data(bytes))
+    }
+
+    /// `few-descriptors DIR LIMIT MAX-OPEN`: lowers the process's descriptor limit to LIMIT, then
+    /// opens the packed cache in DIR (written with 256-byte segments: hundreds of them), reads
+    /// every key, writes and removes some, compacts, closes and reopens it after a crash.
+    /// MAX-OPEN (a number, or `default`) overrides how many segments stay open. Prints
+    /// `ok N` with the keys read, or the error, and exits 1 on any failure.
+    static func useManySegments(_ directory: String, descriptorLimit: Int, maxOpenSegments: Int?) -> Never {
+        var limit = rlimit(rlim_cur: rlim_t(descriptorLimit), rlim_max: rlim_t(descriptorLimit))
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard setrlimit(resource, &limit) == 0 else {
+            print("setrlimit failed: \(errno)")
+            exit(1)
+        }
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.packedSegmentSize = 256
+        options.maxOpenSegments = maxOpenSegments
+        let url = URL(filePath: directory)
+        do {
+            var read = 0
+            for round in 0..<2 {
+                let cache = try DiskLRUCache(
+                    directory: url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+                for key in try cache.keys() {
+                    guard let values = try cache.data(forKey: key), values.count == 2,
+                        String(decoding: values[0], as: UTF8.self) == key
+                    else {
+                        print("wrong or missing value for \(key)")
+                        exit(1)
+                    }
+                    read += 1
+                }
+                for i in 0..<50 {
+                    try cache.setData([Data("new-\(round)-\(i)".utf8), Data(count: 100)], forKey: "new-\(round)-\(i)")
+                    _ = try cache.remove("key-\(round * 50 + i)")
+                }
+                try cache.compact()
+                try cache.flush()
+                if round == 0 { cache.simulateCrash() } else { try cache.close() }
+            }
+            print("ok \(read)")
+            exit(0)
+        } catch {
+            print("failed: \(error)")
+            exit(1)
+        }
     }
 }

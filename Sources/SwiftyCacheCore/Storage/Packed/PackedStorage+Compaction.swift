@@ -53,17 +53,16 @@ extension PackedStorage {
                 segments.directoryUnsynced = false
                 segments.isActiveUnsynced = false
             }
-            return (Array(segments.unsynced.values), segments.directoryUnsynced)
+            return (segments.unsynced.sorted(), segments.directoryUnsynced)
         }
-        var failed: [SegmentFile] = []
+        var failed: [UInt32] = []
         var failure: CacheError?
-        for segment in pending {
+        for number in pending {
             do {
-                try fileSystem.fsync(segment.fd)
+                try syncSegment(number)
             } catch {
-                failed.append(segment)
-                failure =
-                    failure ?? CacheError.ioFailure(error, operation: operation, path: segmentPath(segment.number))
+                failed.append(number)
+                failure = failure ?? CacheError.ioFailure(error, operation: operation, path: segmentPath(number))
             }
         }
         if directoryPending && failure == nil {
@@ -76,13 +75,33 @@ extension PackedStorage {
         guard let failure else { return }
         // Still to be synced by the next call.
         state.withLock { segments in
-            for segment in failed where segments.open[segment.number] != nil {
-                segments.unsynced[segment.number] = segment
-                if segment.number == segments.active?.number { segments.isActiveUnsynced = true }
+            for number in failed where !segments.retired.contains(number) {
+                segments.unsynced.insert(number)
+                if number == segments.active?.number { segments.isActiveUnsynced = true }
             }
             segments.directoryUnsynced = segments.directoryUnsynced || directoryPending
         }
         throw failure
+    }
+
+    /// Forces segment `number` to stable storage, through its open descriptor or, when it was
+    /// closed to stay under the descriptor limit, one opened for the call (a sync covers the
+    /// file, whichever descriptor wrote it). A segment deleted meanwhile has nothing to sync.
+    ///
+    /// - Complexity: one `fsync` (and an `open` and `close` for a segment not kept open).
+    func syncSegment(_ number: UInt32) throws(SystemCallError) {
+        let open = state.withLock { segments in
+            segments.active?.number == number ? segments.active : segments.lookUp(number)
+        }
+        if let open { return try fileSystem.fsync(open.fd) }
+        let fd: Int32
+        do {
+            fd = try fileSystem.open(segmentPath(number), flags: OpenFlags.readOnly, mode: 0)
+        } catch  where error.errno == Errno.noEntry {
+            return
+        }
+        defer { try? fileSystem.close(fd) }
+        try fileSystem.fsync(fd)
     }
 
     /// Accounts for a record copied from `old` to `new` by compaction.

@@ -40,7 +40,7 @@ extension PackedStorage {
         guard size > 0 else { return .missing }
         let segment: SegmentFile
         if cachedOnly {
-            guard let open = state.withLock({ $0.open[location.segment] }) else { return .notInMemory }
+            guard let open = state.withLock({ $0.lookUp(location.segment) }) else { return .notInMemory }
             segment = open
         } else {
             guard let opened = try segmentFile(location.segment) else { return .missing }
@@ -96,7 +96,7 @@ extension PackedStorage {
     /// The open segment `number`, opening it if needed; `nil` when it does not exist, was
     /// retired by compaction, or is not a segment.
     private func segmentFile(_ number: UInt32) throws(CacheError) -> SegmentFile? {
-        if let segment = state.withLock({ $0.open[number] }) { return segment }
+        if let segment = state.withLock({ $0.lookUp(number) }) { return segment }
         guard state.withLock({ !$0.retired.contains(number) && !$0.isShutDown }) else { return nil }
         let path = segmentPath(number)
         let fd: Int32
@@ -112,9 +112,9 @@ extension PackedStorage {
         // A damaged header costs nothing but the header: each record checks itself.
         guard segment.isRegularFile() else { return nil }
         return state.withLock { segments in
-            if let raced = segments.open[number] { return raced }
+            if let raced = segments.lookUp(number) { return raced }
             guard !segments.retired.contains(number), !segments.isShutDown else { return segment }
-            segments.open[number] = segment
+            segments.insertOpen(segment)
             return segment
         }
     }

@@ -41,8 +41,9 @@ extension PackedStorage {
             return number
         }.sorted()
         var dead: [String] = []
+        var kept: [UInt32] = []
         state.withLock { segments in
-            segments = Segments()
+            segments = Segments(openLimit: openSegmentLimit)
             segments.nextNumber = (numbers.last ?? 0) &+ 1
             for number in numbers {
                 let path = segmentPath(number)
@@ -64,7 +65,7 @@ extension PackedStorage {
                     continue
                 }
                 if !isOwn { segments.foreign.insert(number) }
-                segments.open[number] = segment
+                kept.append(number)
                 segments.addRecordBytes(size - Int64(Self.segmentHeader.count), in: number)
                 segments.addLiveBytes(bytes, in: number)
                 if isOwn && flags == OpenFlags.appendSegment && size < segmentSize {
@@ -72,14 +73,16 @@ extension PackedStorage {
                     segments.active = segment
                     segments.activeEnd = size
                 }
+                // Past the limit, the least recently opened is closed again: a cache of a
+                // thousand segments opens under a small descriptor limit.
+                segments.insertOpen(segment)
             }
         }
-        let kept = Array(state.withLock { $0.open.values })
         if !deleteDeadSegments(dead, afterSyncing: wipe ? [] : kept) {
             // What an earlier session wrote may not be on disk yet: the first rebuild or
             // compaction of this session syncs it before replacing anything.
             state.withLock { segments in
-                for segment in kept { segments.unsynced[segment.number] = segment }
+                segments.unsynced.formUnion(kept)
                 segments.isActiveUnsynced = segments.active != nil
             }
         }
@@ -114,10 +117,10 @@ extension PackedStorage {
     /// Returns whether the kept segments were synced.
     ///
     /// - Complexity: one `fsync` per segment kept, only when there is something to delete.
-    private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [SegmentFile]) -> Bool {
+    private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [UInt32]) -> Bool {
         guard !paths.isEmpty else { return false }
         do throws(SystemCallError) {
-            for segment in kept { try fileSystem.fsync(segment.fd) }
+            for number in kept { try syncSegment(number) }
             if let journal = try? fileSystem.open(directory.journalPath, flags: OpenFlags.readOnly, mode: 0) {
                 defer { try? fileSystem.close(journal) }
                 try fileSystem.fsync(journal)
@@ -131,7 +134,7 @@ extension PackedStorage {
 
     func shutDown() {
         state.withLock { segments in
-            segments.open.removeAll()
+            segments.closeAll()
             segments.unsynced.removeAll()
             segments.active = nil
             segments.isActiveUnsynced = false

@@ -7,8 +7,14 @@ import Foundation
 extension PackedStorage {
     /// The segments and their accounting.
     struct Segments {
-        /// Segments opened so far, by number.
-        var open: [UInt32: SegmentFile] = [:]
+        /// Segments open, by number: at most ``openLimit`` of them (and the active one), the
+        /// least recently used closed first (see ``insertOpen(_:)``).
+        private(set) var open: [UInt32: SegmentFile] = [:]
+        /// How many segments stay open at most; the others are opened again when read.
+        let openLimit: Int
+        /// Advances each time a segment is opened: a read stamps its segment with it, so that a
+        /// hit writes nothing once the segment carries the current stamp.
+        private var useEpoch: UInt64 = 0
         /// Bytes of records (written, live or garbage) in each known segment.
         var recordBytes: [UInt32: Int64] = [:]
         /// Bytes of records the index names, in each known segment.
@@ -25,7 +31,7 @@ extension PackedStorage {
         var isShutDown = false
         /// Segments written since they were last forced to stable storage, and whether a
         /// segment was created since the directory was: what ``makeDurable(operation:)`` syncs.
-        var unsynced: [UInt32: SegmentFile] = [:]
+        var unsynced: Set<UInt32> = []
         var directoryUnsynced = false
         /// Whether ``active`` is in ``unsynced`` already.
         var isActiveUnsynced = false
@@ -33,6 +39,40 @@ extension PackedStorage {
         /// asks whether compaction is due.
         private(set) var totalRecordBytes: Int64 = 0
         private(set) var totalLiveBytes: Int64 = 0
+
+        init(openLimit: Int) {
+            self.openLimit = max(1, openLimit)
+        }
+
+        /// The open segment `number`, marked as just used; `nil` when it is not open.
+        ///
+        /// - Complexity: O(1): a lookup and, at most once per segment opened since, one store.
+        func lookUp(_ number: UInt32) -> SegmentFile? {
+            guard let segment = open[number] else { return nil }
+            segment.markUsed(epoch: useEpoch)
+            return segment
+        }
+
+        /// Keeps `segment` open; past ``openLimit``, the least recently used segment other than
+        /// the active one is let go (its descriptor closes once no read holds it any more).
+        ///
+        /// - Complexity: O(``openLimit``) when one is let go, O(1) otherwise.
+        mutating func insertOpen(_ segment: SegmentFile) {
+            useEpoch &+= 1
+            segment.markUsed(epoch: useEpoch)
+            open[segment.number] = segment
+            guard open.count > openLimit else { return }
+            var eldest: SegmentFile?
+            for candidate in open.values where candidate.number != active?.number && candidate !== segment {
+                if eldest.map({ candidate.lastUse < $0.lastUse }) ?? true { eldest = candidate }
+            }
+            if let eldest { open[eldest.number] = nil }
+        }
+
+        /// Stops keeping every segment open.
+        mutating func closeAll() {
+            open.removeAll()
+        }
 
         mutating func addRecordBytes(_ count: Int64, in segment: UInt32) {
             recordBytes[segment, default: 0] += count
@@ -48,7 +88,7 @@ extension PackedStorage {
             totalRecordBytes -= recordBytes.removeValue(forKey: segment) ?? 0
             totalLiveBytes -= liveBytes.removeValue(forKey: segment) ?? 0
             open[segment] = nil
-            unsynced[segment] = nil
+            unsynced.remove(segment)
             if active?.number == segment {
                 active = nil
                 isActiveUnsynced = false

@@ -5,6 +5,7 @@ extension StorageSelection {
     ) -> any ValueStorage {
         PackedStorage(
             directory: directory, valueCount: valueCount, inlineLimit: inlineLimit, syncsWrites: options.syncsWrites,
-            isReadOnly: options.readOnly, segmentSize: max(64, options.packedSegmentSize))
+            isReadOnly: options.readOnly, segmentSize: max(64, options.packedSegmentSize),
+            openSegmentLimit: options.maxOpenSegments)
     }
 }

@@ -178,7 +178,7 @@ extension PackedStorage {
             segments.addRecordBytes(Int64(record.count), in: active.number)
             // One dictionary write per segment between syncs, not per commit.
             if !syncsWrites && !segments.isActiveUnsynced {
-                segments.unsynced[active.number] = active
+                segments.unsynced.insert(active.number)
                 segments.isActiveUnsynced = true
             }
             return ValueLocation(segment: active.number, offset: offset)
@@ -226,11 +226,11 @@ extension PackedStorage {
         }
         let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
         if !syncsWrites {
-            segments.unsynced[number] = segment
+            segments.unsynced.insert(number)
             segments.directoryUnsynced = true
         }
-        segments.open[number] = segment
         segments.active = segment
+        segments.insertOpen(segment)
         segments.isActiveUnsynced = !syncsWrites
         segments.activeEnd = Int64(Self.segmentHeader.count)
         segments.addRecordBytes(0, in: number)

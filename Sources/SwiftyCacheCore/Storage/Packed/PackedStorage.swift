@@ -44,12 +44,22 @@ final class PackedStorage: CompactingStorage {
     let segmentSize: Int64
     let state: LockedState<Segments>
 
+    /// How many segment descriptors the storage keeps open at most.
+    let openSegmentLimit: Int
+
     static let segmentHeader = Array("swiftycache.seg\n".utf8)
+
+    /// The segments a storage keeps open when it is not told: a sixteenth of the process's
+    /// descriptor limit (16 under iOS's 256, 64 under Linux's usual 1,024), from 8 to 256, so
+    /// that several caches and the app's own files fit beside them.
+    static func defaultOpenSegmentLimit(descriptorLimit: Int? = ProcessLimits.openFiles()) -> Int {
+        min(256, max(8, (descriptorLimit ?? 4096) / 16))
+    }
     static let defaultSegmentSize: Int64 = 4 << 20
 
     init(
         directory: CacheDirectory, valueCount: Int, inlineLimit: Int, syncsWrites: Bool, isReadOnly: Bool,
-        segmentSize: Int64 = PackedStorage.defaultSegmentSize
+        segmentSize: Int64 = PackedStorage.defaultSegmentSize, openSegmentLimit: Int? = nil
     ) {
         self.directory = directory
         self.valueCount = valueCount
@@ -58,7 +68,9 @@ final class PackedStorage: CompactingStorage {
         self.isReadOnly = isReadOnly
         self.segmentSize = segmentSize
         self.files = FileStorage(directory: directory, valueCount: valueCount, syncsWrites: syncsWrites)
-        self.state = LockedState(Segments())
+        let openSegmentLimit = openSegmentLimit ?? Self.defaultOpenSegmentLimit()
+        self.openSegmentLimit = openSegmentLimit
+        self.state = LockedState(Segments(openLimit: openSegmentLimit))
     }
 
     var fileSystem: any FileSystem { directory.fileSystem }

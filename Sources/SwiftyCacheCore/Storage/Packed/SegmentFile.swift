@@ -15,6 +15,18 @@ final class SegmentFile: Sendable {
 
     deinit { try? fileSystem.close(fd) }
 
+    /// The epoch of the last read that used it (``PackedStorage/Segments/lookUp(_:)``).
+    private let lastUseStamp = Atomic<UInt64>(0)
+
+    /// The epoch of the last read that used it.
+    var lastUse: UInt64 { lastUseStamp.load(ordering: .relaxed) }
+
+    /// Stamps the file with `epoch`, writing only when the stamp changes: readers of a segment
+    /// that is already stamped share its cache line without writing it.
+    func markUsed(epoch: UInt64) {
+        if lastUseStamp.load(ordering: .relaxed) != epoch { lastUseStamp.store(epoch, ordering: .relaxed) }
+    }
+
     /// The file's size as last seen: a lower bound, as segments only grow.
     private let knownSize = Atomic<Int64>(0)
 
