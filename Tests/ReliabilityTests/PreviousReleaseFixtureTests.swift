@@ -4,13 +4,20 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
-/// Caches the previous release wrote reopen value for value: the directories in
-/// `Tests/Fixtures/release-b6dd705` were written by the release at commit b6dd705 with
-/// `Tests/Fixtures/release-b6dd705.generator.swift.txt`, whose contents this suite computes again.
-/// Each is copied to a temporary directory first (opening writes).
+/// Caches earlier releases wrote reopen value for value: the directories in
+/// `Tests/Fixtures/release-<commit>` were written by the release at that commit with
+/// `Tests/Fixtures/release-<commit>.generator.swift.txt` (the same generator for each), whose
+/// contents this suite computes again. Each is copied to a temporary directory first (opening
+/// writes).
 @Suite struct PreviousReleaseFixtureTests {
-    static let fixtures = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "Fixtures/release-b6dd705", directoryHint: .isDirectory)
+    /// b6dd705 wrote packed journals without line checks; 2d5dc03, the release before this one,
+    /// with them, and a space reserve.
+    static let releases = ["b6dd705", "2d5dc03"]
+
+    static func fixtures(_ release: String) -> URL {
+        URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Fixtures/release-\(release)", directoryHint: .isDirectory)
+    }
 
     static func engineValue(_ index: Int, slot: Int, round: Int) -> Data {
         let length = index % 7 == 3 && slot == 1 ? 20_000 + index : 10 + (index * 37 + slot * 11) % 300
@@ -43,21 +50,29 @@ import Testing
             pinned: index % 2 == 0, rating: index % 3 == 0 ? nil : Double(index) / 4)
     }
 
-    /// A copy of fixture `name` to open.
-    static func copy(_ name: String) throws -> (TemporaryDirectory, URL) {
+    /// A copy of fixture `name` of `release` to open.
+    static func copy(_ name: String, of release: String) throws -> (TemporaryDirectory, URL) {
         let directory = TemporaryDirectory(name)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let url = directory.appending(name)
-        try FileManager.default.copyItem(at: fixtures.appending(path: name), to: url)
+        try FileManager.default.copyItem(at: fixtures(release).appending(path: name), to: url)
         return (directory, url)
     }
 
-    @Test(arguments: [
-        ("engine-files", DiskLRUCache.Storage.files), ("engine-files-unclosed", .files),
-        ("engine-packed", .packed), ("engine-packed-unclosed", .packed),
-    ])
-    func anEngineDirectoryReopensValueForValue(name: String, storage: DiskLRUCache.Storage) throws {
-        let (directory, url) = try Self.copy(name)
+    @Test(
+        arguments: releases,
+        [
+            ("engine-files", DiskLRUCache.Storage.files), ("engine-files-unclosed", .files),
+            ("engine-packed", .packed), ("engine-packed-unclosed", .packed),
+        ])
+    func anEngineDirectoryReopensValueForValue(
+        release: String, directory: (name: String, storage: DiskLRUCache.Storage)
+    )
+        throws
+    {
+        let (name, storage) = directory
+        let (temporary, url) = try Self.copy(name, of: release)
+        _ = temporary
         _ = directory
         for _ in 0..<2 {
             // Twice: as the release left it, then as this release closed it.
@@ -79,16 +94,19 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ("object-json-packed", ObjectCacheFormat.json, DiskLRUCache.Storage.packed),
-        ("object-plist-packed", .propertyList(), .packed),
-        ("object-xmlplist-packed", .propertyList(.xml), .packed),
-        ("object-json-files", .json, .files),
-    ])
-    func anObjectCacheReopensValueForValue(name: String, format: ObjectCacheFormat, storage: DiskLRUCache.Storage)
-        throws
-    {
-        let (directory, url) = try Self.copy(name)
+    @Test(
+        arguments: releases,
+        [
+            ("object-json-packed", ObjectCacheFormat.json, DiskLRUCache.Storage.packed),
+            ("object-plist-packed", .propertyList(), .packed),
+            ("object-xmlplist-packed", .propertyList(.xml), .packed),
+            ("object-json-files", .json, .files),
+        ])
+    func anObjectCacheReopensValueForValue(
+        release: String, fixture: (name: String, format: ObjectCacheFormat, storage: DiskLRUCache.Storage)
+    ) throws {
+        let (name, format, storage) = fixture
+        let (directory, url) = try Self.copy(name, of: release)
         _ = directory
         let cache = try ObjectCache<String, Note>(
             directory: url, format: format, diskOptions: DiskLRUCache.Options(storage: storage))
