@@ -10,15 +10,19 @@ struct Options {
         "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large",
     ]
     var scalingSizes = [1_000, 10_000, 100_000]
+    /// Whether `--scaling` was given (the scale workload has its own default sizes).
+    var scalingSizesGiven = false
     var jsonPath: String?
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
           --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
+          --workload scale  one packed cache grown to each --scaling size (default 10k, 100k, 1M),
+                         each in a process of its own: memory, rates, reopen, bytes per entry
         """
 
     init(_ arguments: [String]) throws {
@@ -39,7 +43,9 @@ struct Options {
             case "--n": count = try numbers(try value(argument), argument)[0]
             case "--value-size": valueSizes = try numbers(try value(argument), argument)
             case "--rounds": rounds = try numbers(try value(argument), argument)[0]
-            case "--scaling": scalingSizes = try numbers(try value(argument), argument)
+            case "--scaling":
+                scalingSizes = try numbers(try value(argument), argument)
+                scalingSizesGiven = true
             case "--workload": workloads = Set(try value(argument).split(separator: ",").map(String.init))
             case "--json": jsonPath = try value(argument)
             case "--quick":
@@ -96,6 +102,11 @@ func format(_ rate: Double) -> String {
 enum SwiftyCacheBench {
     static func main() async {
         do {
+            let arguments = CommandLine.arguments
+            if arguments.count == 4, arguments[1] == ScaleWorkload.childFlag, let count = Int(arguments[2]) {
+                try ScaleWorkload.child(count: count, directory: URL(filePath: arguments[3]))
+                exit(0)
+            }
             let options = try Options(Array(CommandLine.arguments.dropFirst()))
             try await run(options)
         } catch {
@@ -196,6 +207,11 @@ enum SwiftyCacheBench {
                 .run()
             add(figures)
             addDerived(ratios, format: "%.2f")
+        }
+        if options.workloads.contains("scale") {
+            settle()
+            let sizes = options.scalingSizesGiven ? options.scalingSizes : [10_000, 100_000, 1_000_000]
+            addDerived(try ScaleWorkload(sizes: sizes, scratch: scratch).run(), format: "%.1f")
         }
         if options.workloads.contains("sqlite") {
             settle()

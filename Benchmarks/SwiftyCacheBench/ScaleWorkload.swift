@@ -1,0 +1,104 @@
+import Foundation
+import SwiftyCacheCore
+
+/// `--workload scale`: one packed cache grown to each size of `--scaling` (default 10k, 100k,
+/// 1M; pass 10000000 for ten million), each size in a process of its own so that its resident
+/// memory is its own. Keys of 64 characters, as `ObjectCache` makes them, and two slots of 60
+/// and 280 bytes (about 340 bytes an entry, a small note and its envelope). Per size: resident
+/// memory per entry (after the sets, minus before the first), the rate of sets (all, and the
+/// last tenth alone) and of random gets, a reopen after a clean close and one after a crash
+/// (everything flushed to the OS, no clean marker: what a SIGKILL leaves), and the bytes per
+/// entry of the journal and of the index snapshot a clean close writes, after compaction.
+struct ScaleWorkload {
+    let sizes: [Int]
+    let scratch: Scratch
+
+    /// What a child measured, one line of `key=value` fields.
+    static let childFlag = "--scale-child"
+
+    func run() throws -> [(String, Double)] {
+        var derived: [(String, Double)] = []
+        for size in sizes {
+            let directory = scratch.fresh("scale-\(size)")
+            let process = Process()
+            process.executableURL = URL(filePath: CommandLine.arguments[0])
+            process.arguments = [Self.childFlag, String(size), directory.path(percentEncoded: false)]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+            guard process.terminationStatus == 0 else {
+                throw UsageError("the scale child for \(size) entries failed: \(output)")
+            }
+            for field in output.split(whereSeparator: \.isWhitespace) {
+                let parts = field.split(separator: "=")
+                guard parts.count == 2, let value = Double(parts[1]) else { continue }
+                let name = parts[0].replacingOccurrences(of: "_", with: " ")
+                derived.append(("scale \(size): \(name)", value))
+            }
+        }
+        return derived
+    }
+
+    /// The 64-character key of entry `index` (hex, as `ObjectCache`'s hashed names).
+    static func key(_ index: Int) -> String {
+        var state = UInt64(truncatingIfNeeded: index) &+ 0x9E37_79B9_7F4A_7C15
+        var text = ""
+        text.reserveCapacity(64)
+        for _ in 0..<4 {
+            state = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            state = (state ^ (state >> 27)) &* 0x94D0_49BB_1331_11EB
+            state ^= state >> 31
+            let hex = String(state, radix: 16)
+            text += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return text
+    }
+
+    /// The child: grows one cache in `directory` to `count` entries and prints what it measured.
+    static func child(count: Int, directory: URL) throws {
+        let values = [Data(repeating: 1, count: 60), Data(repeating: 2, count: 280)]
+        let options = DiskLRUCache.Options(storage: .packed)
+        let keys = (0..<count).map(key)
+        let before = residentBytes()
+        var cache = try DiskLRUCache(
+            directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        let lastTenth = count - count / 10
+        var lastTenthStart = nanoseconds()
+        let sets = try timed(count, perOperation: false) { index in
+            if index == lastTenth { lastTenthStart = nanoseconds() }
+            try cache.setData(values, forKey: keys[index])
+        }
+        let lastTenthSeconds = Double(nanoseconds() - lastTenthStart) / 1e9
+        let resident = residentBytes()
+        var generator = SeededGenerator(seed: 11)
+        let order = (0..<count).map { _ in Int(generator.next() % UInt64(count)) }
+        let gets = try timed(count, perOperation: false) { keep(try cache.data(forKey: keys[order[$0]])) }
+        try cache.compact()
+        try cache.close()
+        let afterClose = try timedReopen(directory, options: options)
+        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        try cache.flush()
+        cache.simulateCrash()
+        let afterCrash = try timedReopen(directory, options: options)
+        let journal = fileSize(directory.appending(path: "journal"))
+        let snapshot = fileSize(directory.appending(path: "journal.clean"))
+        let fields: [(String, Double)] = [
+            ("resident bytes per entry", Double(resident - before) / Double(count)),
+            ("sets per second", Double(count) / sets.seconds),
+            ("sets per second, last tenth", Double(count - lastTenth) / max(lastTenthSeconds, 1e-9)),
+            ("random gets per second", Double(count) / gets.seconds),
+            ("reopen after close, ms", afterClose.seconds * 1000),
+            ("reopen after a crash, ms", afterCrash.seconds * 1000),
+            ("journal bytes per entry", Double(journal) / Double(count)),
+            ("snapshot bytes per entry", Double(snapshot) / Double(count)),
+        ]
+        print(fields.map { "\($0.0.replacingOccurrences(of: " ", with: "_"))=\($0.1)" }.joined(separator: " "))
+    }
+
+    private static func fileSize(_ url: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path(percentEncoded: false)))?[.size] as? Int) ?? 0
+    }
+}
