@@ -88,13 +88,7 @@ struct SyncCommand: Command {
             return (tally, 0)
         }
         tally.cached.append(indexURL)
-        var targets: [URL] = []
-        for link in HTMLText.links(in: index.body) {
-            guard let url = URL(string: link, relativeTo: indexURL).flatMap(NoteURL.normalize), url != indexURL,
-                spanHosts || (url.scheme == indexURL.scheme && url.host == indexURL.host), !targets.contains(url)
-            else { continue }
-            targets.append(url)
-        }
+        let targets = Self.linkTargets(in: index.body, of: indexURL, spanHosts: spanHosts)
         let base = indexURL.deletingLastPathComponent().absoluteString
         func name(_ url: URL) -> String {
             url.absoluteString.hasPrefix(base) ? String(url.absoluteString.dropFirst(base.count)) : url.absoluteString
@@ -141,6 +135,20 @@ struct SyncCommand: Command {
             }
         }
         return (tally, targets.count)
+    }
+
+    /// The pages the index links to, each once, in the order they first appear: on the index's
+    /// host only, unless `spanHosts`.
+    private static func linkTargets(in body: String, of indexURL: URL, spanHosts: Bool) -> [URL] {
+        var targets: [URL] = []
+        var seen: Set<URL> = [indexURL]
+        for link in HTMLText.links(in: body) {
+            guard let url = URL(string: link, relativeTo: indexURL).flatMap(NoteURL.normalize),
+                spanHosts || (url.scheme == indexURL.scheme && url.host == indexURL.host), seen.insert(url).inserted
+            else { continue }
+            targets.append(url)
+        }
+        return targets
     }
 
     /// The word a result line starts with, padded to one width.
