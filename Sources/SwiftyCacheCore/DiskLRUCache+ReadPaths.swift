@@ -65,7 +65,8 @@ extension DiskLRUCache {
         if let recordReader {
             switch try readInOneHold(recordReader, key: key, operation: .data, cachedOnly: true) {
             case .opened(let entry):
-                return .finished(entry.values.record.map { $0.offsets.indices.map($0.data(slot:)) })
+                // Every slot is in the record, in memory: no I/O.
+                return .finished(try storage.readAll(entry.values, lengths: entry.lengths, key: key))
             case .missed: return .finished(nil)
             case .fallBack: return .needsIO
             }

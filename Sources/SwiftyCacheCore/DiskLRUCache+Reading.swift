@@ -32,17 +32,7 @@ extension DiskLRUCache {
         // without the Snapshot object a caller would keep.
         guard let opened = try openEntry(key: key, recordingRead: true, operation: .data) else { return nil }
         defer { storage.close(opened.values) }
-        var values: [Data] = []
-        values.reserveCapacity(valueCount)
-        for slot in 0..<valueCount {
-            if let record = opened.values.record, record.offsets[slot] >= 0 {
-                // A packed slot, already in memory and checked: one copy.
-                values.append(record.data(slot: slot))
-            } else {
-                values.append(try storage.readWhole(opened.values, slot: slot, length: opened.lengths[slot], key: key))
-            }
-        }
-        return values
+        return try storage.readAll(opened.values, lengths: opened.lengths, key: key)
     }
 
     /// Whether a committed entry exists for `key`. It does not count as a read.

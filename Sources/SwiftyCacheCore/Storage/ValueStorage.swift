@@ -161,6 +161,24 @@ extension ValueStorage {
 }
 
 extension ValueStorage {
+    /// Every slot of opened values: a slot in a record already read (and checked) is one copy,
+    /// the others are read whole.
+    ///
+    /// - Complexity: One copy per slot in a record; ``readWhole(_:slot:length:key:)`` per other
+    ///   slot.
+    func readAll(_ values: OpenedValues, lengths: SlotLengths, key: String) throws(CacheError) -> [Data] {
+        var all: [Data] = []
+        all.reserveCapacity(lengths.count)
+        for slot in 0..<lengths.count {
+            if let record = values.record, record.offsets[slot] >= 0 {
+                all.append(record.data(slot: slot))
+            } else {
+                all.append(try readWhole(values, slot: slot, length: lengths[slot], key: key))
+            }
+        }
+        return all
+    }
+
     /// Reads all `length` bytes of an opened slot into memory that the `Data` then owns (no
     /// zero-filling first).
     ///
