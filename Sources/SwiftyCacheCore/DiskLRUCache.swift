@@ -231,10 +231,10 @@ public final class DiskLRUCache: Sendable {
         }
         // Packed storage, small values: the record is built here, outside the lock, and
         // committed in one lock hold.
-        if let record = storage.recordStorage?.encodeRecord(key: key, values: values) {
+        if let records = storage.recordStorage, let record = records.encodeRecord(key: key, values: values) {
             let lengths = SlotLengths(values.lazy.map(\.count))
             let committed = try locked(operation: .setData, key: key, claimsCleanup: true) { state in
-                try state.commitRecord(key: key, lengths: lengths, record: record)
+                try state.commitRecord(key: key, lengths: lengths, record: record, in: records)
             }
             if committed { return }
         }

@@ -181,15 +181,17 @@ extension CacheState {
     /// A whole-entry write of small values in packed storage, in one lock hold: the record,
     /// encoded outside the lock, is appended, then journaled as any commit. No editor, no
     /// `DIRTY` line: a crash before the `CLEAN` line leaves the old entry as it was. Returns
-    /// `false` when the edit transaction must run instead: a storage without records, or an
-    /// entry whose old values are files (they need `DIRTY` first). A directory deleted
-    /// underneath is recreated (``restoreMissingDirectory()``) and the entry written anew.
+    /// `false` when the edit transaction must run instead: an entry whose old values are files
+    /// (``reserveEdit(key:expectedSequenceNumber:requiresEntry:journalsDirty:)`` journals
+    /// `DIRTY` before a commit deletes them). A directory deleted underneath is recreated
+    /// (``restoreMissingDirectory()``) and the entry written anew.
     ///
     /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds the key, and the
     ///   errors of a commit.
     /// - Complexity: one `write` of the record and one of the journal line.
-    mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
-        guard let packed = storage.recordStorage else { return false }
+    mutating func commitRecord(
+        key: String, lengths: SlotLengths, record: [UInt8], in packed: any RecordStorage
+    ) throws(CacheError) -> Bool {
         try checkWritable(key: key, operation: .setData)
         let existing = table.index(of: key)
         var replaced: CommittedValues?
@@ -208,7 +210,7 @@ extension CacheState {
         } catch  where error.isNoEntry {
             // The directory was deleted underneath: recreated here, and the entry written anew.
             guard try restoreMissingDirectory() else { throw error }
-            return try commitRecord(key: key, lengths: lengths, record: record)
+            return try commitRecord(key: key, lengths: lengths, record: record, in: packed)
         }
         packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
         let index = existing ?? table.insert(key: key, valueCount: valueCount)
