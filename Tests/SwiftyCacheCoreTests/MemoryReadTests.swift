@@ -95,7 +95,7 @@ import Glibc
         #expect(cache.statistics.hitCount == 1)
     }
 
-    @Test func largeSlotsOfPackedStorageAndReadOnlyCachesNeedIOAndRecordNothing() throws {
+    @Test func largeSlotsOfAPackedCacheAndReadOnlyCachesNeedIOAndRecordNothing() throws {
         fileSystem.setPageCache(.holdsEverything)
         let packed = try openCache(storage: .packed(inlineLimit: 4))
         try packed.set("k", "a", "longer than four")
