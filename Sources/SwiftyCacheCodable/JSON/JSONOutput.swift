@@ -1,0 +1,110 @@
+/// Appending JSON's scalars to a byte buffer: the one place that knows how a string is escaped
+/// and how a number is spelled, shared by the encoder and the reformatter.
+extension Array where Element == UInt8 {
+    /// Appends `string` as a quoted JSON string. Quotation marks, reverse solidi and control
+    /// characters are escaped, and solidi too when `escapesSlashes` (Foundation's default).
+    mutating func appendJSONString(_ string: String, escapesSlashes: Bool) {
+        append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { appendJSONEscaped($0, escapesSlashes: escapesSlashes) }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 bytes, escaped as inside a JSON string, without the quotation marks.
+    mutating func appendJSONEscaped(_ utf8: UnsafeBufferPointer<UInt8>, escapesSlashes: Bool) {
+        var runStart = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"),
+                !(escapesSlashes && byte == UInt8(ascii: "/"))
+            {
+                continue
+            }
+            append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            appendJSONEscape(of: byte)
+            runStart = index + 1
+        }
+        append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+
+    private mutating func appendJSONEscape(of byte: UInt8) {
+        append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): append(byte)
+        case 0x08: append(UInt8(ascii: "b"))
+        case 0x0C: append(UInt8(ascii: "f"))
+        case 0x0A: append(UInt8(ascii: "n"))
+        case 0x0D: append(UInt8(ascii: "r"))
+        case 0x09: append(UInt8(ascii: "t"))
+        default:
+            append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hexDigit(byte >> 4), hexDigit(byte & 0xF)])
+        }
+    }
+
+    /// Appends the decimal digits of a magnitude, after a minus sign when `isNegative`.
+    mutating func appendJSONInteger(magnitude: UInt64, isNegative: Bool) {
+        if isNegative { append(UInt8(ascii: "-")) }
+        if magnitude < 10 {
+            append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
+            return
+        }
+        var digits = 0
+        var rest = magnitude
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let end = count + digits
+        append(contentsOf: repeatElement(0, count: digits))
+        withUnsafeMutableBufferPointer { buffer in
+            var rest = magnitude
+            var index = end
+            while rest > 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+        }
+    }
+
+    /// Appends a signed integer in decimal.
+    mutating func appendJSONInteger<T: SignedInteger & FixedWidthInteger>(_ value: T) {
+        appendJSONInteger(magnitude: UInt64(value.magnitude), isNegative: value < 0)
+    }
+
+    /// Appends an unsigned integer in decimal.
+    mutating func appendJSONInteger<T: UnsignedInteger & FixedWidthInteger>(_ value: T) {
+        appendJSONInteger(magnitude: UInt64(value), isNegative: false)
+    }
+
+    /// Appends a finite floating-point number in its shortest form that reads back exactly, as
+    /// Foundation writes it: `1` rather than `1.0`, `1e+20`, `1.5e-07`.
+    mutating func appendJSONNumber(_ description: String) {
+        var text = description
+        text.withUTF8 { utf8 in
+            let trimmed =
+                utf8.count > 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
+                ? UnsafeBufferPointer(rebasing: utf8[..<(utf8.count - 2)]) : utf8
+            append(contentsOf: trimmed)
+        }
+    }
+
+    /// Appends `true` or `false`.
+    mutating func appendJSONBool(_ value: Bool) {
+        if value {
+            append(contentsOf: [0x74, 0x72, 0x75, 0x65])
+        } else {
+            append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+        }
+    }
+
+    /// Appends `null`.
+    mutating func appendJSONNull() {
+        append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    }
+}
+
+/// The lowercase hexadecimal digit of a value below 16.
+private func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "a") &+ (value &- 10)
+}

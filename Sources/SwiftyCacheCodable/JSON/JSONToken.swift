@@ -1,0 +1,31 @@
+/// One value of a scanned JSON text, in a flat array (the tape) in document order: a container
+/// is followed by its members (an object's as key, value, key, value), and knows where they end.
+///
+/// 24 bytes a token, one token per value or key, so the tape of an `n`-byte text takes at most
+/// about `12 n` bytes (`[0,0,…]`, two bytes a token), however it nests.
+struct JSONToken {
+    enum Kind: UInt8 {
+        case object, array, string, number, trueLiteral, falseLiteral, null
+    }
+
+    var kind: Kind
+    /// For a string: ``hasEscapes``. For a number: ``isPlainInteger``.
+    var flags: UInt8
+    /// A string's first byte after the quote; a number's first byte; a container's bracket.
+    var start: UInt32
+    /// A string's closing quote; the byte after a number; a container's member count.
+    var end: UInt32
+    /// The index of the token after this value and everything in it.
+    var next: UInt32
+    /// The index of the container this value is in; `noParent` at the top.
+    var parent: UInt32
+    /// For an object: the key token where the next lookup starts (members are usually asked for
+    /// in the order they were written).
+    var cursor: UInt32
+
+    static let hasEscapes: UInt8 = 1
+    static let isPlainInteger: UInt8 = 1
+    static let noParent = UInt32.max
+
+    var isContainer: Bool { kind == .object || kind == .array }
+}
