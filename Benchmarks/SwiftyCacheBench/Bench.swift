@@ -16,7 +16,7 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
@@ -196,6 +196,9 @@ enum SwiftyCacheBench {
                         inlineLimit: 1 << 20
                     ).run())
             }
+        }
+        if options.workloads.contains("coder") {
+            add(try CoderWorkload(count: options.count, rounds: options.rounds).run())
         }
         if options.workloads.contains("packed-profile") {
             for size in options.valueSizes {

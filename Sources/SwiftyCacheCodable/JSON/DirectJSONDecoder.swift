@@ -54,7 +54,7 @@ public struct DirectJSONDecoder: Sendable {
     ///   any error the type's `init(from:)` throws.
     /// - Complexity: O(n) in the text's length, for types that read each member once.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(type, fromBytes: [UInt8](data))
+        try decode(type, fromBytes: data.withUnsafeBytes { [UInt8]($0) })
     }
 
     /// Decodes from bytes the caller already holds as an array.

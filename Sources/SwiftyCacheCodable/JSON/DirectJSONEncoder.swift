@@ -62,6 +62,7 @@ public struct DirectJSONEncoder: Sendable {
     /// - Complexity: O(n) in the output's length (O(n log n) with `.sortedKeys`).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
         try encode(value, appendingTo: &bytes)
         return Data(bytes)
     }

@@ -17,7 +17,7 @@ extension JSONDecodingState {
             return reinterpret(try array(at: index) { try integer(Int.self, at: $0) }, as: T.self)
         }
         if let special = try decodeFoundationValue(type, at: index) { return special }
-        let convertsKeys = !(T.self is any JSONStringKeyedDictionary.Type)
+        let convertsKeys = !(options.convertsKeys && T.self is any JSONStringKeyedDictionary.Type)
         return try T(from: JSONValueDecoder(state: self, index: index, convertsKeys: convertsKeys))
     }
 

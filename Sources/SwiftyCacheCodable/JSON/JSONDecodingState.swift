@@ -8,9 +8,11 @@ import Foundation
 /// handed out during one `decode`.
 ///
 /// Reference semantics without a lock: one `decode` call creates it and runs on one thread.
+/// `tokens` opts out of the runtime's dynamic exclusivity checks: each access is a read or a
+/// one-field update (a cursor) on the decoding thread, never held across a call to user code.
 final class JSONDecodingState {
     let bytes: [UInt8]
-    var tokens: [JSONToken]
+    @exclusivity(unchecked) var tokens: [JSONToken]
     let options: DirectJSONDecoder.Options
     /// Member names to value tokens, for objects searched by hash (large ones, and every one
     /// under a key strategy), built on their first lookup. Keyed by the object's token.
@@ -100,7 +102,8 @@ final class JSONDecodingState {
         let length = Int(token.end) - start
         guard length == wanted.count else { return false }
         return bytes.withUnsafeBufferPointer { all in
-            UnsafeBufferPointer(rebasing: all[start..<(start + length)]).elementsEqual(wanted)
+            for offset in 0..<length where all[start + offset] != wanted[offset] { return false }
+            return true
         }
     }
 

@@ -14,6 +14,11 @@ import Foundation
 ///
 /// Reference semantics without a lock: one `encode` call creates it and runs on one thread;
 /// it is never shared between calls.
+///
+/// Its hot properties opt out of the runtime's dynamic exclusivity checks (a quarter of the
+/// encoding time when measured): every access to them is a single method's append or update
+/// on the one thread that encodes, and none of them calls out to user code while it holds
+/// the access, so two accesses never overlap.
 final class JSONEncodingState {
     /// One open value: what it has become, and how many members it has.
     struct Frame {
@@ -35,20 +40,21 @@ final class JSONEncodingState {
         let state: JSONEncodingState
     }
 
-    var bytes: [UInt8]
-    var frames: [Frame] = []
+    @exclusivity(unchecked) var bytes: [UInt8]
+    @exclusivity(unchecked) var frames: [Frame] = []
     var deferred: [Deferred] = []
     /// A misuse found where no error can be thrown (asking for a container), thrown at the end.
     var failure: (any Error)?
     let options: DirectJSONEncoder.Options
     /// The coding path above this state's first frame.
     let basePath: [any CodingKey]
-    private var nextID = 0
+    @exclusivity(unchecked) private var nextID = 0
 
     init(options: DirectJSONEncoder.Options, bytes: consuming [UInt8], basePath: [any CodingKey] = []) {
         self.options = options
         self.bytes = bytes
         self.basePath = basePath
+        frames.reserveCapacity(8)
     }
 
     // MARK: Frames
@@ -188,7 +194,9 @@ final class JSONEncodingState {
     func encode<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
         if try encodeSpecial(value, key: key) { return }
         let id = push(key: key)
-        if T.self is any JSONStringKeyedDictionary.Type { frames[frames.count - 1].convertsKeys = false }
+        if options.convertsKeys, T.self is any JSONStringKeyedDictionary.Type {
+            frames[frames.count - 1].convertsKeys = false
+        }
         try value.encode(to: JSONValueEncoder(state: self, depth: frames.count, id: id))
         if key == nil, frames.count == 1, basePath.isEmpty, frames[0].kind == .empty || frames[0].kind == .single {
             throw EncodingError.invalidValue(

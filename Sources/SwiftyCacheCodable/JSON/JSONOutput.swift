@@ -11,20 +11,50 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends UTF-8 bytes, escaped as inside a JSON string, without the quotation marks.
+    /// Runs that need no escape are found eight bytes at a time and copied whole.
     mutating func appendJSONEscaped(_ utf8: UnsafeBufferPointer<UInt8>, escapesSlashes: Bool) {
         var runStart = 0
-        for index in utf8.indices {
-            let byte = utf8[index]
-            if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"),
-                !(escapesSlashes && byte == UInt8(ascii: "/"))
-            {
-                continue
-            }
+        var index = 0
+        while index < utf8.count {
+            index = plainRunEnd(utf8, from: index, escapesSlashes: escapesSlashes)
+            guard index < utf8.count else { break }
             append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            appendJSONEscape(of: byte)
-            runStart = index + 1
+            appendJSONEscape(of: utf8[index])
+            index += 1
+            runStart = index
         }
         append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+
+    /// The index of the first byte from `start` on that needs an escape, or the end.
+    private func plainRunEnd(_ utf8: UnsafeBufferPointer<UInt8>, from start: Int, escapesSlashes: Bool) -> Int {
+        var index = start
+        if let base = UnsafeRawPointer(utf8.baseAddress) {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let slash = escapesSlashes ? ones &* 0x2F : ones &* 0x22
+            while index + 8 <= utf8.count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // A byte below 0x20, or equal to `"`, `\` or (when escaped) `/`, sets its high bit.
+                let control = (word &- ones &* 0x20) & ~word
+                if (control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
+                    | hasZeroByte(word ^ slash)) & highs != 0
+                {
+                    break
+                }
+                index += 8
+            }
+        }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                || (escapesSlashes && byte == UInt8(ascii: "/"))
+            {
+                return index
+            }
+            index += 1
+        }
+        return index
     }
 
     private mutating func appendJSONEscape(of byte: UInt8) {
@@ -107,4 +137,11 @@ extension Array where Element == UInt8 {
 /// The lowercase hexadecimal digit of a value below 16.
 private func hexDigit(_ value: UInt8) -> UInt8 {
     value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "a") &+ (value &- 10)
+}
+
+/// The high bit of some byte set when `word` has a zero byte (and only then, for the word as a
+/// whole): the classic test `(w - 0x01…) & ~w`, to be masked with `0x80…`.
+@inline(__always)
+private func hasZeroByte(_ word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101) & ~word
 }

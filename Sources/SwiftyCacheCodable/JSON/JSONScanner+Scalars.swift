@@ -6,6 +6,7 @@ extension JSONScanner {
         var index = start
         var flags: UInt8 = 0
         while true {
+            index = plainRunEnd(from: index)
             guard index < bytes.count else {
                 position = index
                 throw fault("Unterminated string")
@@ -26,6 +27,27 @@ extension JSONScanner {
         }
         append(.string, flags: flags, start: start, end: index)
         position = index + 1
+    }
+
+    /// The index of the first byte from `start` on that is not plain ASCII text of a string (a
+    /// quote, a reverse solidus, a control character or a byte of 0x80 or more), eight bytes at
+    /// a time; it may stop early, before a byte the caller then looks at one by one.
+    private func plainRunEnd(from start: Int) -> Int {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // High bits: a byte below 0x20, a zero byte of either comparison, or a high byte.
+            let special =
+                ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | word
+            if special & (ones &* 0x80) != 0 { return index }
+            index += 8
+        }
+        return index
     }
 
     /// The index after the escape sequence at `index` (a reverse solidus).
