@@ -142,7 +142,9 @@ public final class CacheStore: Sendable {
                 if let cache = open[name] as? any SizedCache {
                     try cache.removeAll()
                 } else {
-                    try DiskLRUCache.removeDirectory(at: directory.appending(path: name, directoryHint: .isDirectory))
+                    let namespace = directory.appending(path: name, directoryHint: .isDirectory)
+                    try DiskLRUCache.removeDirectory(at: namespace)
+                    KeyNaming.removeRecord(in: namespace)
                 }
             } catch {
                 failure = failure ?? ObjectCacheError.wrapping(error, key: nil, operation: .clearAll)

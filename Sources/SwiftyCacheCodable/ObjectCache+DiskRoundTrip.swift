@@ -125,20 +125,25 @@ extension ObjectCache {
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
     func write(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws -> Int {
         let keyBytes = try encodeKey(key, operation: operation)
-        let payload: Data
-        let codec: ObjectCacheFormat.Codec
-        if let data = value as? Data {
-            payload = data
-            codec = .raw
+        let isRaw = Value.self == Data.self
+        let envelope = Envelope(
+            codec: isRaw ? .raw : format.codec, created: clock(), expires: expires, keyBytes: keyBytes)
+        // Envelope and payload in one buffer, handed to the engine as two slices of one `Data`.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(Envelope.headerSize + keyBytes.count + 512)
+        envelope.append(to: &buffer)
+        let payloadStart = buffer.count
+        if isRaw {
+            buffer.append(contentsOf: reinterpret(value, as: Data.self))
         } else {
             do {
-                payload = try format.encode(value)
+                try format.encode(value, appendingTo: &buffer)
             } catch {
                 throw ObjectCacheError.encodingFailed("value", key: "\(key)", operation: operation, cause: error)
             }
-            codec = format.codec
         }
-        var slots = [Envelope(codec: codec, created: clock(), expires: expires, keyBytes: keyBytes).encoded(), payload]
+        let whole = Data(buffer)
+        var slots = [whole[..<payloadStart], whole[payloadStart...]]
         if attachmentCount > 0 {
             let parts = (value as? any CacheAttachments)?.attachments ?? []
             guard parts.count == attachmentCount else {
@@ -152,7 +157,7 @@ extension ObjectCache {
             try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
             writes += 1
         }
-        return payload.count
+        return buffer.count - payloadStart
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.

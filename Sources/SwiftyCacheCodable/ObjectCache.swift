@@ -42,7 +42,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
 
     @usableFromInline let memory: MemoryStripes<Key, Value>
     @usableFromInline let clock: @Sendable () -> Date
-    let keyHasher: any CacheKeyHasher
+    /// Names entries by their keys (the package's tests find entries by it).
+    package let keyHasher: any CacheKeyHasher
     let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
     let attachmentCount: Int
     /// Writers of the same engine key take the same stripe, so concurrent writes of one key
@@ -62,7 +63,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///   - defaultTimeToLive: How long entries live unless `set` says otherwise. The default,
     ///     `nil`, is until evicted.
     ///   - clock: The current time, injectable for tests. The default is the system clock.
-    ///   - keyHasher: Maps keys to engine keys. The default is SHA-256.
+    ///   - keyHasher: Maps keys to engine keys. The default, `nil`, is the naming the directory
+    ///     records: xxHash (``XXHashKeyHasher``) for a new cache, SHA-256 for one an earlier
+    ///     release wrote, so that its entries keep their names.
     ///   - diskOptions: Options for the engine, such as `fsync` on commit. Its storage, unless
     ///     set, is packed: each entry one record in a segment file (see
     ///     `DiskLRUCache.Storage`); a directory an earlier release wrote in file storage is
@@ -81,7 +84,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         schemaVersion: Int = 1,
         defaultTimeToLive: Duration? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
-        keyHasher: any CacheKeyHasher = SHA256KeyHasher(),
+        keyHasher: (any CacheKeyHasher)? = nil,
         diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil
     ) throws {
@@ -101,7 +104,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         schemaVersion: Int = 1,
         defaultTimeToLive: Duration? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
-        keyHasher: any CacheKeyHasher = SHA256KeyHasher(),
+        keyHasher: (any CacheKeyHasher)? = nil,
         diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil,
         fileSystem: any FileSystem
@@ -132,7 +135,13 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         self.defaultTimeToLive = defaultTimeToLive
         self.memory = MemoryStripes(countLimit: memoryLimit, byteLimit: memoryByteLimit)
         self.clock = clock
-        self.keyHasher = keyHasher
+        do {
+            self.keyHasher =
+                try keyHasher ?? KeyNaming.resolve(directory: directory, disk: disk, fileSystem: fileSystem).hasher
+        } catch {
+            try? disk.close()
+            throw error
+        }
         self.eventHandler = eventHandler
         self.attachmentCount = attachmentCount
         self.writeStripes = (0..<16).map { _ in WriteStripe() }

@@ -101,6 +101,18 @@ extension ObjectCacheError {
             at: file, line, code: .diskFailure, message: "\(error)", key: key, operation: operation, cause: error)
     }
 
+    /// A file of the object cache's own, beside the engine's (such as its key naming record),
+    /// that could not be read or written.
+    static func fileFailure(
+        _ message: String, path: String, operation: Operation, cause: any Error, file: String = #fileID,
+        line: Int = #line
+    ) -> ObjectCacheError {
+        ObjectCacheError(
+            at: file, line, code: .diskFailure, message: "\(message) (\(path)): \(cause)", key: nil,
+            operation: operation,
+            cause: cause)
+    }
+
     static func readOnly(operation: Operation, file: String = #fileID, line: Int = #line) -> ObjectCacheError {
         ObjectCacheError(
             at: file, line, code: .readOnly, message: "the store was opened read-only", operation: operation)

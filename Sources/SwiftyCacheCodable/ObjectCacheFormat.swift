@@ -7,6 +7,11 @@ public import Foundation
 /// How an ``ObjectCache`` encodes its values: JSON or a property list, with coders you can
 /// configure (date strategy, key strategy and so on). `Data` values are always stored raw.
 ///
+/// JSON is written and read by the built-in ``DirectJSONEncoder`` and ``DirectJSONDecoder``,
+/// several times faster than Foundation's coders and standard JSON both ways: entries written
+/// with Foundation's coders (by an earlier release, or with ``foundationJSON(configure:)``) read
+/// back as they are, and the other way round.
+///
 /// ```swift
 /// let format = ObjectCacheFormat.json { encoder, decoder in
 ///     encoder.dateEncodingStrategy = .iso8601
@@ -23,24 +28,51 @@ public struct ObjectCacheFormat: Sendable {
     }
 
     private enum Coders: Sendable {
-        case json(JSONEncoder, JSONDecoder)
+        case json(DirectJSONEncoder, DirectJSONDecoder)
+        case foundationJSON(JSONEncoder, JSONDecoder)
         case propertyList(PropertyListEncoder, PropertyListDecoder)
     }
 
     let codec: Codec
     private let coders: Coders
 
-    /// JSON with default coders.
-    public static let json = ObjectCacheFormat.json(configure: nil)
+    /// JSON with the built-in coders and default options.
+    public static let json = ObjectCacheFormat.json(encoder: DirectJSONEncoder(), decoder: DirectJSONDecoder())
 
-    /// JSON, with coders adjusted by `configure` once, before first use.
+    /// JSON with the built-in coders, configured through Foundation's: `configure` sets options
+    /// on a `JSONEncoder` and a `JSONDecoder` once, and the built-in coders take their
+    /// strategies, formatting and user info. A decoder set to read JSON5 or to assume a
+    /// top-level dictionary keeps Foundation's coders, which alone read those.
     ///
     /// - Parameter configure: Sets options on the encoder and decoder.
     public static func json(configure: ((JSONEncoder, JSONDecoder) -> Void)?) -> ObjectCacheFormat {
         let encoder = JSONEncoder()
         let decoder = JSONDecoder()
         configure?(encoder, decoder)
-        return ObjectCacheFormat(codec: .json, coders: .json(encoder, decoder))
+        if decoder.allowsJSON5 || decoder.assumesTopLevelDictionary {
+            return ObjectCacheFormat(codec: .json, coders: .foundationJSON(encoder, decoder))
+        }
+        return json(encoder: DirectJSONEncoder(matching: encoder), decoder: DirectJSONDecoder(matching: decoder))
+    }
+
+    /// JSON with the given built-in coders.
+    ///
+    /// - Parameters:
+    ///   - encoder: The encoder, with its options set.
+    ///   - decoder: The decoder, with its options set.
+    public static func json(encoder: DirectJSONEncoder, decoder: DirectJSONDecoder) -> ObjectCacheFormat {
+        ObjectCacheFormat(codec: .json, coders: .json(encoder, decoder))
+    }
+
+    /// JSON with Foundation's `JSONEncoder` and `JSONDecoder`, as releases before the built-in
+    /// coders wrote it. Entries are interchangeable with ``json``'s.
+    ///
+    /// - Parameter configure: Sets options on the encoder and decoder, once, before first use.
+    public static func foundationJSON(configure: ((JSONEncoder, JSONDecoder) -> Void)? = nil) -> ObjectCacheFormat {
+        let encoder = JSONEncoder()
+        let decoder = JSONDecoder()
+        configure?(encoder, decoder)
+        return ObjectCacheFormat(codec: .json, coders: .foundationJSON(encoder, decoder))
     }
 
     /// A property list in the given format (`.binary` or `.xml`).
@@ -61,16 +93,19 @@ public struct ObjectCacheFormat: Sendable {
             coders: .propertyList(encoder, decoder))
     }
 
-    func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    /// Appends the encoding of `value` to `bytes` (after the entry's envelope: one buffer).
+    func encode<Value: Encodable>(_ value: Value, appendingTo bytes: inout [UInt8]) throws {
         switch coders {
-        case .json(let encoder, _): try encoder.encode(value)
-        case .propertyList(let encoder, _): try encoder.encode(value)
+        case .json(let encoder, _): try encoder.encode(value, appendingTo: &bytes)
+        case .foundationJSON(let encoder, _): bytes.append(contentsOf: try encoder.encode(value))
+        case .propertyList(let encoder, _): bytes.append(contentsOf: try encoder.encode(value))
         }
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         switch coders {
         case .json(_, let decoder): try decoder.decode(type, from: data)
+        case .foundationJSON(_, let decoder): try decoder.decode(type, from: data)
         case .propertyList(_, let decoder): try decoder.decode(type, from: data)
         }
     }

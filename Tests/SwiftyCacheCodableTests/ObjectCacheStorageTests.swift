@@ -16,7 +16,7 @@ import Testing
         #expect(try JournalFixture.allLines(in: directory.url).first == "swiftycache.packed")
         #expect(
             try JournalFixture.fileNames(in: directory.url) == [
-                "journal", "journal.lock", "journal.reserve", "segment-00000001.pack",
+                "journal", "journal.lock", "journal.reserve", "objectcache-keys", "segment-00000001.pack",
             ])
         // Envelope and payload: one CLEAN line naming one record, no DIRTY line before it.
         let lines = try JournalFixture.rawBodyLines(in: directory.url)

@@ -326,10 +326,11 @@ let sampleNote = Note(
     @Test func garbageInTheEnvelopeSlotIsAMiss() throws {
         let cache = try ObjectCache<String, String>(directory: directory.url)
         try cache.set("v", forKey: "k")
+        let engineKey = cache.keyHasher.engineKey(for: Data("s:k".utf8))
         try cache.close()
         let engine = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20, options: .init(storage: .packed))
-        try engine.setPartialData([0: Data("garbage".utf8)], forKey: SHA256.hexDigest(Data("s:k".utf8)))
+        try engine.setPartialData([0: Data("garbage".utf8)], forKey: engineKey)
         try engine.close()
         let reopened = try ObjectCache<String, String>(directory: directory.url)
         #expect(try reopened.value(forKey: "k") == nil)
@@ -408,6 +409,7 @@ extension ObjectCache: ClearableMemory {}
 /// Slot `slot` of the engine entry that holds `keyBytes` (the key coding's bytes, such as
 /// `s:n` for the string key `n`), read through the engine without touching its LRU order.
 func engineSlot<Key, Value>(_ slot: Int, of keyBytes: String, in cache: ObjectCache<Key, Value>) throws -> Data {
-    let snapshot = try #require(try cache.disk.peekSnapshot(forKey: SHA256.hexDigest(Data(keyBytes.utf8))))
+    let engineKey = cache.keyHasher.engineKey(for: Data(keyBytes.utf8))
+    let snapshot = try #require(try cache.disk.peekSnapshot(forKey: engineKey))
     return try snapshot.readData(at: slot)
 }

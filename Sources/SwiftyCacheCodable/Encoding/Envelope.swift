@@ -28,16 +28,20 @@ struct Envelope: Equatable {
     var keyBytes: Data
 
     func encoded() -> Data {
-        var data = Data(capacity: Self.headerSize + keyBytes.count)
-        data.append(contentsOf: Self.magic)
-        data.append(Self.currentVersion)
-        data.append(codec.rawValue)
-        data.append(contentsOf: [0, 0])
-        Self.append(created.timeIntervalSince1970.bitPattern, to: &data)
-        Self.append((expires?.timeIntervalSince1970 ?? .nan).bitPattern, to: &data)
-        Self.append(UInt32(truncatingIfNeeded: keyBytes.count), to: &data)
-        data.append(keyBytes)
-        return data
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        return Data(bytes)
+    }
+
+    /// Appends the envelope to `bytes`, where the payload follows it: one buffer for both.
+    func append(to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + Self.headerSize + keyBytes.count)
+        bytes.append(contentsOf: Self.magic)
+        bytes.append(contentsOf: [Self.currentVersion, codec.rawValue, 0, 0])
+        Self.append(created.timeIntervalSince1970.bitPattern, to: &bytes)
+        Self.append((expires?.timeIntervalSince1970 ?? .nan).bitPattern, to: &bytes)
+        Self.append(UInt32(truncatingIfNeeded: keyBytes.count), to: &bytes)
+        bytes.append(contentsOf: keyBytes)
     }
 
     enum DecodingFailure: Error {
@@ -80,8 +84,8 @@ struct Envelope: Equatable {
         return expires <= now
     }
 
-    private static func append<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> T

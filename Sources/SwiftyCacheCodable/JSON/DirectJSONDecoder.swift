@@ -64,6 +64,13 @@ public struct DirectJSONDecoder: Sendable {
         return try state.decode(type, at: 0)
     }
 
+    /// The bytes of the token table a scan of `data` builds, for the tests of its bound.
+    package static func tableByteCount(for data: Data) throws -> Int {
+        let bytes = data.withUnsafeBytes { [UInt8]($0) }
+        let tokens = try bytes.withUnsafeBufferPointer { try JSONScanner.scan($0) }
+        return tokens.capacity * MemoryLayout<JSONToken>.stride
+    }
+
     /// The decoder's settings as the decoding state reads them.
     struct Options: Sendable {
         let date: JSONDecoder.DateDecodingStrategy

@@ -105,6 +105,7 @@ extension JSONDecodingState {
             default: throw mismatch(type, at: index)
             }
         }
+        guard token.kind == .number else { throw mismatch(type, at: index) }
         if token.flags & JSONToken.isPlainInteger != 0, token.end - token.start < 16,
             let integer = plainInteger(Int64.self, token)
         {

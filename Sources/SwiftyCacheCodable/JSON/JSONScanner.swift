@@ -24,7 +24,10 @@ struct JSONScanner {
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 512) throws -> [JSONToken] {
         guard bytes.count < Int(UInt32.max) else { throw corrupted("The text is larger than 4 GiB.") }
         var scanner = JSONScanner(bytes: bytes, maxDepth: maxDepth)
-        scanner.tokens.reserveCapacity(min(bytes.count / 6 + 4, 1 << 16))
+        // Every token takes a byte of its own and one more to separate it or close what holds it
+        // (the densest text is `[0,0,…]`), so the table is sized once and never grows: its pages
+        // beyond what the scan fills are never touched.
+        scanner.tokens.reserveCapacity(bytes.count / 2 + 1)
         try scanner.scanText()
         return scanner.tokens
     }

@@ -1,8 +1,9 @@
 /// One value of a scanned JSON text, in a flat array (the tape) in document order: a container
 /// is followed by its members (an object's as key, value, key, value), and knows where they end.
 ///
-/// 24 bytes a token, one token per value or key, so the tape of an `n`-byte text takes at most
-/// about `12 n` bytes (`[0,0,…]`, two bytes a token), however it nests.
+/// 24 bytes a token, one token per value or key, at most `n / 2 + 1` of them for an `n`-byte
+/// text (`[0,0,…]`, two bytes a token): the tape takes at most `12 n + 24` bytes, however the
+/// text nests.
 struct JSONToken {
     enum Kind: UInt8 {
         case object, array, string, number, trueLiteral, falseLiteral, null

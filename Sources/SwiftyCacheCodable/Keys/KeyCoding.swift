@@ -15,10 +15,24 @@ enum KeyCoding {
     static let decoder = JSONDecoder()
 
     static func bytes<Key: Encodable>(of key: Key) throws -> Data {
-        // Strings are by far the most common key: skip the encoder, keep the same bytes it
-        // would produce for the common case of plain text, and tag them so no JSON collides.
-        if let string = key as? String { return Data(("s:" + string).utf8) }
+        // Strings are by far the most common key: skip the encoder, and tag them so no JSON
+        // collides: `s:` and the string's UTF-8, written once into the `Data`.
+        if Key.self == String.self { return taggedBytes(of: reinterpret(key, as: String.self)) }
         return try encoder.encode(key)
+    }
+
+    /// `s:` followed by the UTF-8 of `string`.
+    private static func taggedBytes(of string: String) -> Data {
+        var string = string
+        return string.withUTF8 { utf8 in
+            var data = Data(count: utf8.count + 2)
+            data.withUnsafeMutableBytes { buffer in
+                buffer[0] = UInt8(ascii: "s")
+                buffer[1] = UInt8(ascii: ":")
+                UnsafeMutableRawBufferPointer(rebasing: buffer[2...]).copyMemory(from: UnsafeRawBufferPointer(utf8))
+            }
+            return data
+        }
     }
 
     static func key<Key: Decodable>(_ type: Key.Type, from bytes: Data) throws -> Key {

@@ -15,7 +15,7 @@ package enum XXHash64 {
     /// The hash of `bytes` with `seed` (0 for the reference values).
     ///
     /// - Complexity: O(bytes).
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         guard let base = bytes.baseAddress else { return finish(seed &+ prime5, base: nil, from: 0, to: 0, length: 0) }
         let count = bytes.count
         var index = 0
