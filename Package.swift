@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "swiftycache-bench", targets: ["swiftycache-bench"]),
         .executable(name: "journal-fuzzer", targets: ["journal-fuzzer"]),
         .executable(name: "packed-fuzzer", targets: ["packed-fuzzer"]),
+        .executable(name: "json-fuzzer", targets: ["json-fuzzer"]),
     ],
     targets: [
         .target(name: "SwiftyCacheCore", swiftSettings: strictSettings + internalChecks),
@@ -52,6 +53,12 @@ let package = Package(
             name: "packed-fuzzer",
             dependencies: ["SwiftyCacheCore"],
             path: "Fuzz/PackedFuzzer",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "json-fuzzer",
+            dependencies: ["SwiftyCacheCodable"],
+            path: "Fuzz/JSONFuzzer",
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -66,7 +66,8 @@ extension JSONDecodingState {
         guard token.kind == .number else { throw mismatch(type, at: index) }
         if token.flags & JSONToken.isPlainInteger != 0, let value = plainInteger(T.self, token) { return value }
         let text = try numberText(at: index, for: type)
-        if token.flags & JSONToken.isPlainInteger == 0, let double = Double(text), let value = T(exactly: double) {
+        if token.flags & JSONToken.isPlainInteger == 0, let double = representable(text), let value = T(exactly: double)
+        {
             return value
         }
         throw corrupted(at: index, "Parsed JSON number <\(text)> does not fit in \(T.self).")
@@ -112,10 +113,24 @@ extension JSONDecodingState {
             return F(integer)
         }
         let text = try numberText(at: index, for: type)
-        guard let double = Double(text), double.isFinite, F(double).isFinite else {
+        guard let double = representable(text), F(double).isFinite, !(F(double).isZero && !double.isZero)
+        else {
             throw corrupted(at: index, "Parsed JSON number <\(text)> does not fit in \(F.self).")
         }
         return F(double)
+    }
+
+    /// The `Double` a number's text spells, or `nil` when it is out of range: infinite, or
+    /// zero although its digits are not (an underflow), which Foundation refuses too.
+    private func representable(_ text: String) -> Double? {
+        guard let double = Double(text), double.isFinite else { return nil }
+        if double.isZero {
+            let mantissa = text.utf8.prefix { $0 | 0x20 != UInt8(ascii: "e") }
+            guard !mantissa.contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) else {
+                return nil
+            }
+        }
+        return double
     }
 
     /// `true` or `false`.

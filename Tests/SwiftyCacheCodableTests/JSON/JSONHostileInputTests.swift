@@ -34,6 +34,7 @@ import Testing
         [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
         [0x22, 0xFF, 0x22],
         [0x5B, 0xE2, 0x82, 0x5D],  // a truncated sequence outside a string
+        Array("{\"\\uD800k\":1}".utf8),  // a lone surrogate in a key (found by json-fuzzer)
         Array("[1] [2]".utf8),
         Array("[1]x".utf8),
     ]
@@ -56,6 +57,30 @@ import Testing
                 try JSONDecoder().decode(AnyJSON.self, from: Data(bytes))
             }
         }
+    }
+
+    /// Found by `json-fuzzer`: a number whose digits are not zero but that underflows to zero is
+    /// refused, as Foundation refuses it, for every floating-point and integer type.
+    @Test func underflowIsRefusedLikeOverflow() throws {
+        for text in ["[1e-400]", "[11e-4007]", "[-2e-324]"] {
+            #expect(throws: DecodingError.self) { try DirectJSONDecoder().decode([Double].self, from: Data(text.utf8)) }
+            #expect(throws: DecodingError.self) { try DirectJSONDecoder().decode([Int].self, from: Data(text.utf8)) }
+            #expect(throws: (any Error).self) { try JSONDecoder().decode([Double].self, from: Data(text.utf8)) }
+        }
+        for text in ["[1e-50]", "[3.5e38]", "[3.4028236e38]"] {
+            #expect(throws: DecodingError.self) { try DirectJSONDecoder().decode([Float].self, from: Data(text.utf8)) }
+            #expect(throws: (any Error).self) { try JSONDecoder().decode([Float].self, from: Data(text.utf8)) }
+        }
+        #expect(
+            try DirectJSONDecoder().decode([Double].self, from: Data("[0e-400, 1e-300, -0.0e5]".utf8)) == [
+                0, 1e-300, 0,
+            ])
+    }
+
+    /// Found by `json-fuzzer`: `0e4` is a number (RFC 8259) that Foundation's decoder refuses
+    /// (though it reads `-0e4` and `0e+4`); no encoder writes it, and this decoder reads it.
+    @Test func aZeroWithAnExponentIsANumber() throws {
+        #expect(try DirectJSONDecoder().decode([Double].self, from: Data("[0e4,0E1,-0e1,0e+1]".utf8)) == [0, 0, 0, 0])
     }
 
     @Test func validSurrogatePairsAndEscapesDecode() throws {
