@@ -16,7 +16,7 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
@@ -196,6 +196,13 @@ enum SwiftyCacheBench {
                         inlineLimit: 1 << 20
                     ).run())
             }
+        }
+        if options.workloads.contains("sqlite-notes"), SQLiteStore.isAvailable {
+            settle()
+            let (figures, ratios) = try SQLiteWorkloads(count: options.count, rounds: options.rounds, scratch: scratch)
+                .noteWorkloads()
+            add(figures)
+            addDerived(ratios, format: "%.2f")
         }
         if options.workloads.contains("coder") {
             add(try CoderWorkload(count: options.count, rounds: options.rounds).run())

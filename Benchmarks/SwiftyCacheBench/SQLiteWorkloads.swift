@@ -218,58 +218,74 @@ struct SQLiteWorkloads {
         return (rows, derived)
     }
 
-    private func noteWorkloads() throws -> ([(engine: Figure, floor: Figure?)], [(String, Double)]) {
+    /// `ObjectCache` of ~320-byte notes (packed, the default) against `JSONEncoder`/`JSONDecoder`
+    /// + SQLite one-blob rows, what a model layer would pick instead, and against the work it
+    /// cannot avoid: the built-in coder + the packed engine with the same slots. The three run
+    /// interleaved in chunks, operation by operation in the same rounds.
+    func noteWorkloads() throws -> ([(engine: Figure, floor: Figure?)], [(String, Double)]) {
         let notes = (0..<count).map(SmallNote.make)
         let keys = (0..<count).map { "note-\($0)" }
         let encoder = JSONEncoder()
         let decoder = JSONDecoder()
+        let directEncoder = DirectJSONEncoder()
+        let directDecoder = DirectJSONDecoder()
+        let engineKeys = keys.map { XXHashKeyHasher().engineKey(for: Data("s:\($0)".utf8)) }
+        let envelope = Data(repeating: 1, count: 28 + 2 + keys[0].utf8.count)
         let encodedBytes = Double(try notes.reduce(0) { $0 + (try encoder.encode($1)).count })
         var runs: [String: [Run]] = [:]
         var diskRatios: (cache: [Double], sqlite: [Double]) = ([], [])
         for round in -1..<rounds {
             let directory = scratch.fresh("vs-sqlite-notes")
             let cache = try ObjectCache<String, SmallNote>(directory: directory, maxDiskSize: Int.max, memoryLimit: 0)
+            let engine = try DiskLRUCache(
+                directory: scratch.fresh("vs-sqlite-engine"), appVersion: 1, valueCount: 2, maxSize: Int.max,
+                options: .init(storage: .packed))
             let databasePath = scratch.fresh("sqlite-notes").path(percentEncoded: false)
             try FileManager.default.createDirectory(atPath: databasePath, withIntermediateDirectories: true)
             guard let database = SQLiteStore(path: databasePath + "/kv.sqlite", slots: 1) else { return ([], []) }
-            let (so, ss) = try alternating(
-                count, first: { try cache.set(notes[$0], forKey: keys[$0]) },
-                second: { database.set(keys[$0], [try encoder.encode(notes[$0])]) })
+            let sets = try interleaved(
+                count,
+                [
+                    { try cache.set(notes[$0], forKey: keys[$0]) },
+                    { database.set(keys[$0], [try encoder.encode(notes[$0])]) },
+                    { try engine.setData([envelope, try directEncoder.encode(notes[$0])], forKey: engineKeys[$0]) },
+                ])
             database.checkpoint()
             diskRatios.cache.append(
                 Double(allocatedBytes(atPath: directory.path(percentEncoded: false))) / encodedBytes)
             diskRatios.sqlite.append(Double(allocatedBytes(atPath: databasePath)) / encodedBytes)
-            let (go, gs) = try alternating(
-                count, first: { _ = try cache.value(forKey: keys[$0]) },
-                second: { i in
-                    var decoded = 0
-                    database.forEachBlob(keys[i]) { blob in
-                        if (try? decoder.decode(SmallNote.self, from: blob)) != nil { decoded += 1 }
-                    }
-                })
+            let gets = try interleaved(
+                count,
+                [
+                    { keep(try cache.value(forKey: keys[$0])) },
+                    { i in
+                        database.forEachBlob(keys[i]) { blob in keep(try? decoder.decode(SmallNote.self, from: blob)) }
+                    },
+                    { i in
+                        if let slots = try engine.data(forKey: engineKeys[i]) {
+                            keep(try directDecoder.decode(SmallNote.self, from: slots[1]))
+                        }
+                    },
+                ])
             try cache.close()
+            try engine.close()
             guard round >= 0 else { continue }
-            runs["set", default: []].append(so)
-            runs["set base", default: []].append(ss)
-            runs["get", default: []].append(go)
-            runs["get base", default: []].append(gs)
+            for (name, contenders) in [("set", sets), ("get", gets)] {
+                runs[name, default: []].append(contenders[0])
+                runs["\(name) sqlite", default: []].append(contenders[1])
+                runs["\(name) engine", default: []].append(contenders[2])
+            }
         }
-        // What the codec alone costs, for the share of encoding and decoding in both paths.
-        let encoded = try notes.map { try encoder.encode($0) }
-        let encoding = try timed(count, perOperation: false) { _ = try encoder.encode(notes[$0]) }
-        let decoding = try timed(count, perOperation: false) {
-            _ = try decoder.decode(SmallNote.self, from: encoded[$0])
-        }
-        var rows: [(engine: Figure, floor: Figure?)] = [
-            (summarize("JSONEncoder encode note", [encoding]), nil),
-            (summarize("JSONDecoder decode note", [decoding]), nil),
-        ]
+        var rows: [(engine: Figure, floor: Figure?)] = []
         for name in ["set", "get"] {
-            guard let object = runs[name], let base = runs["\(name) base"] else { continue }
-            let (figure, baseline) = summarizePair(
-                "ObjectCache packed vs sqlite \(name) note", object, baseline: "JSONEncoder + sqlite \(name) note", base
-            )
-            rows.append((figure, baseline))
+            rows.append(
+                summarizePair(
+                    "ObjectCache packed vs sqlite \(name) note", runs[name] ?? [],
+                    baseline: "JSONEncoder + sqlite \(name) note", runs["\(name) sqlite"] ?? []))
+            rows.append(
+                summarizePair(
+                    "ObjectCache packed \(name) note", runs[name] ?? [],
+                    baseline: "built-in coder + engine \(name) note", runs["\(name) engine"] ?? []))
         }
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
         return (

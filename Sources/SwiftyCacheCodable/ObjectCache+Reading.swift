@@ -23,7 +23,8 @@ extension ObjectCache {
     @usableFromInline
     func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
         let now = clock()
-        switch memory.find(key, now: now) {
+        // A tier that keeps nothing has nothing to find: straight to the disk.
+        switch memory.keepsNothing ? .miss : memory.find(key, now: now) {
         case .hit(let value):
             return value
         case .expired:

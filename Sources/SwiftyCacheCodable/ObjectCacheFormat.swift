@@ -28,7 +28,8 @@ public struct ObjectCacheFormat: Sendable {
     }
 
     private enum Coders: Sendable {
-        case json(DirectJSONEncoder, DirectJSONDecoder)
+        /// The built-in coders' settings, built once.
+        case json(DirectJSONEncoder.Options, DirectJSONDecoder.Options)
         case foundationJSON(JSONEncoder, JSONDecoder)
         case propertyList(PropertyListEncoder, PropertyListDecoder)
     }
@@ -61,7 +62,8 @@ public struct ObjectCacheFormat: Sendable {
     ///   - encoder: The encoder, with its options set.
     ///   - decoder: The decoder, with its options set.
     public static func json(encoder: DirectJSONEncoder, decoder: DirectJSONDecoder) -> ObjectCacheFormat {
-        ObjectCacheFormat(codec: .json, coders: .json(encoder, decoder))
+        ObjectCacheFormat(
+            codec: .json, coders: .json(DirectJSONEncoder.Options(encoder), DirectJSONDecoder.Options(decoder)))
     }
 
     /// JSON with Foundation's `JSONEncoder` and `JSONDecoder`, as releases before the built-in
@@ -96,7 +98,7 @@ public struct ObjectCacheFormat: Sendable {
     /// Appends the encoding of `value` to `bytes` (after the entry's envelope: one buffer).
     func encode<Value: Encodable>(_ value: Value, appendingTo bytes: inout [UInt8]) throws {
         switch coders {
-        case .json(let encoder, _): try encoder.encode(value, appendingTo: &bytes)
+        case .json(let options, _): try DirectJSONEncoder.encode(value, appendingTo: &bytes, options: options)
         case .foundationJSON(let encoder, _): bytes.append(contentsOf: try encoder.encode(value))
         case .propertyList(let encoder, _): bytes.append(contentsOf: try encoder.encode(value))
         }
@@ -104,7 +106,7 @@ public struct ObjectCacheFormat: Sendable {
 
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         switch coders {
-        case .json(_, let decoder): try decoder.decode(type, from: data)
+        case .json(_, let options): try DirectJSONDecoder.decode(type, from: data, options: options)
         case .foundationJSON(_, let decoder): try decoder.decode(type, from: data)
         case .propertyList(_, let decoder): try decoder.decode(type, from: data)
         }

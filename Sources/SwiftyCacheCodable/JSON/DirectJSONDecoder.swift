@@ -59,8 +59,17 @@ public struct DirectJSONDecoder: Sendable {
 
     /// Decodes from bytes the caller already holds as an array.
     func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: [UInt8]) throws -> T {
+        try Self.decode(type, from: bytes, options: Options(self))
+    }
+
+    /// Decodes `data` with settings built once (by a cache's format).
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, options: Options) throws -> T {
+        try decode(type, from: data.withUnsafeBytes { [UInt8]($0) }, options: options)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], options: Options) throws -> T {
         let tokens = try bytes.withUnsafeBufferPointer { try JSONScanner.scan($0) }
-        let state = JSONDecodingState(bytes: bytes, tokens: tokens, options: Options(self))
+        let state = JSONDecodingState(bytes: bytes, tokens: tokens, options: options)
         return try state.decode(type, at: 0)
     }
 
@@ -71,8 +80,9 @@ public struct DirectJSONDecoder: Sendable {
         return tokens.capacity * MemoryLayout<JSONToken>.stride
     }
 
-    /// The decoder's settings as the decoding state reads them.
-    struct Options: Sendable {
+    /// The decoder's settings as the decoding state reads them: a class, so that a decode hands
+    /// them on with one reference (the strategies hold closures), and a cache builds them once.
+    final class Options: Sendable {
         let date: JSONDecoder.DateDecodingStrategy
         let data: JSONDecoder.DataDecodingStrategy
         let nonConformingFloat: JSONDecoder.NonConformingFloatDecodingStrategy

@@ -70,10 +70,15 @@ public struct DirectJSONEncoder: Sendable {
     /// Appends the JSON text of `value` to `bytes`: what the cache uses to write an envelope
     /// and its payload into one buffer. On a throw, `bytes` keeps what it held before.
     func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
+        try Self.encode(value, appendingTo: &bytes, options: Options(self))
+    }
+
+    /// Appends the JSON text of `value` with settings built once (by a cache's format).
+    static func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8], options: Options) throws {
         let start = bytes.count
         var taken: [UInt8] = []
         swap(&taken, &bytes)
-        let state = JSONEncodingState(options: Options(self), bytes: consume taken)
+        let state = JSONEncodingState(options: options, bytes: consume taken)
         do {
             try state.encode(value, key: nil)
             bytes = try state.finishedBytes()
@@ -82,13 +87,16 @@ public struct DirectJSONEncoder: Sendable {
             bytes.removeSubrange(start...)
             throw error
         }
-        if !outputFormatting.isDisjoint(with: [.sortedKeys, .prettyPrinted]) {
-            try JSONReformatter.reformat(&bytes, from: start, options: outputFormatting)
+        if !options.formatting.isDisjoint(with: [.sortedKeys, .prettyPrinted]) {
+            try JSONReformatter.reformat(&bytes, from: start, options: options.formatting)
         }
     }
 
-    /// The encoder's settings as the encoding state reads them.
-    struct Options: Sendable {
+    /// The encoder's settings as the encoding state reads them: a class, so that an encode
+    /// hands them on with one reference (the strategies hold closures), and a cache builds them
+    /// once.
+    final class Options: Sendable {
+        let formatting: JSONEncoder.OutputFormatting
         let escapesSlashes: Bool
         let date: JSONEncoder.DateEncodingStrategy
         let data: JSONEncoder.DataEncodingStrategy
@@ -98,6 +106,7 @@ public struct DirectJSONEncoder: Sendable {
         let userInfo: [CodingUserInfoKey: any Sendable]
 
         init(_ encoder: DirectJSONEncoder) {
+            formatting = encoder.outputFormatting
             escapesSlashes = !encoder.outputFormatting.contains(.withoutEscapingSlashes)
             date = encoder.dateEncodingStrategy
             data = encoder.dataEncodingStrategy
