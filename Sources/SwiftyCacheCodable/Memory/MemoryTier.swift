@@ -215,38 +215,42 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     ///   O(evicted + unsaved values passed over): each second chance clears a bit that a hit set.
     ///   The walk visits each value at most twice (a value moved has its bit cleared).
     mutating func evict(count: Int, bytes: Int) -> [PendingSave] {
+        // No nested function: in this unspecialized generic code its captures would be boxed
+        // on the heap at every eviction.
         var mustSave: [PendingSave] = []
         var removed = 0
         var freed = 0
-        func isDone() -> Bool { removed + mustSave.count >= count && freed >= bytes }
-        // Saves or evicts the value at `index`.
-        func take(_ index: Int) {
-            guard let key = items.key(at: index), let item = items.value(at: index) else { return }
-            if item.isUnsaved {
-                mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
-            } else {
-                freed += item.cost
-                removed += 1
-                remove(key)
-                statistics.memoryEvictions += 1
-            }
-        }
         let protected = items.newest
         var cursor = items.eldest
-        while cursor != -1 && !isDone() {
+        while cursor != -1 && (removed + mustSave.count < count || freed < bytes) {
             let next = items.indexAfter(cursor)
             if cursor != protected {
                 if referenced.clear(cursor) {
                     items.touch(cursor)
                 } else {
-                    take(cursor)
+                    take(cursor, mustSave: &mustSave, removed: &removed, freed: &freed)
                 }
             }
             cursor = next
         }
         // Every other value is gone or unsaved: the newest goes too, if the limits want it.
-        if !isDone() && protected != -1 { take(protected) }
+        if (removed + mustSave.count < count || freed < bytes) && protected != -1 {
+            take(protected, mustSave: &mustSave, removed: &removed, freed: &freed)
+        }
         return mustSave
+    }
+
+    /// Evicts the value at `index`, or hands it over to be saved first if it is unsaved.
+    private mutating func take(_ index: Int, mustSave: inout [PendingSave], removed: inout Int, freed: inout Int) {
+        guard let key = items.key(at: index), let item = items.value(at: index) else { return }
+        if item.isUnsaved {
+            mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
+        } else {
+            freed += item.cost
+            removed += 1
+            if let gone = items.remove(at: index) { totalCost -= gone.cost }
+            statistics.memoryEvictions += 1
+        }
     }
 
     @inlinable var count: Int { items.count }
