@@ -57,7 +57,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "json-fuzzer",
-            dependencies: ["SwiftyCacheCodable"],
+            dependencies: ["SwiftyCacheCodable", "SwiftyCacheTestSupport"],
             path: "Fuzz/JSONFuzzer",
             swiftSettings: strictSettings
         ),

@@ -23,8 +23,8 @@ struct BenchNote: Codable, Sendable {
     }
 }
 
-/// ObjectCache through disk, against the work it cannot avoid: encoding or decoding plus the
-/// engine call with the same slots.
+/// ObjectCache through disk, against the work it cannot avoid: encoding or decoding (with the
+/// coders the format uses) plus the engine call with the same slots, under the same names.
 struct ObjectCacheWorkloads {
     let count: Int
     let rounds: Int
@@ -44,7 +44,7 @@ struct ObjectCacheWorkloads {
                     directory: scratch.fresh("object-base-\(label)"), appVersion: 1, valueCount: 2, maxSize: Int.max,
                     options: .init(storage: .packed))
                 let envelope = Data(repeating: 1, count: 40)
-                let engineKeys = keys.map { SHA256.hexDigest(Data($0.utf8)) }
+                let engineKeys = keys.map { XXHashKeyHasher().engineKey(for: Data("s:\($0)".utf8)) }
                 let (so, sb) = try alternating(
                     count, first: { try cache.set(notes[$0], forKey: keys[$0]) },
                     second: { try engine.setData([envelope, encoder(notes[$0])], forKey: engineKeys[$0]) })
@@ -142,18 +142,23 @@ struct ObjectCacheWorkloads {
                 summarize("object memory hit, 1,000 hot keys", hotRuns),
                 summarize("locked dictionary lookup, hot (floor)", hotFloorRuns)
             ))
-        var hashRuns: [Run] = []
+        // Naming keys: SHA-256 (earlier releases' directories) against xxHash (new caches).
+        let keyBytes = keys.map { Data("s:\($0)".utf8) }
+        var hashRuns: (sha: [Run], xx: [Run]) = ([], [])
         for round in -1..<rounds {
-            guard round >= 0 else {  // warm-up
-                _ = SHA256.hexDigest(Data("s:\(keys[0])".utf8))
-                continue
+            let sha = timed(count * 10, perOperation: false) { keep(SHA256.hexDigest(keyBytes[$0 % count])) }
+            let xx = timed(count * 10, perOperation: false) {
+                keep(XXHashKeyHasher().engineKey(for: keyBytes[$0 % count]))
             }
-            let hash = {
-                timed(count * 10, perOperation: false) { _ = SHA256.hexDigest(Data("s:\(keys[$0 % count])".utf8)) }
-            }
-            hashRuns.append(hash())
+            guard round >= 0 else { continue }
+            hashRuns.sha.append(sha)
+            hashRuns.xx.append(xx)
         }
-        results.append((summarize("key hashing (SHA-256)", hashRuns), nil))
+        results.append(
+            (
+                summarize("key naming, xxHash (new caches)", hashRuns.xx),
+                summarize("key naming, SHA-256 (earlier releases)", hashRuns.sha)
+            ))
         results.append((summarize("object save() of \(saved) unsaved", saveRuns), nil))
         results.append(
             (summarize("object get, 2 readers", parallelRuns), summarize("object get, 1 reader", singleRuns)))
@@ -161,8 +166,9 @@ struct ObjectCacheWorkloads {
     }
 
     private func formats() -> [(String, ObjectCacheFormat, (BenchNote) throws -> Data, (Data) throws -> BenchNote)] {
-        let jsonEncoder = JSONEncoder()
-        let jsonDecoder = JSONDecoder()
+        // The coders ObjectCache uses for each format: the built-in ones for JSON.
+        let jsonEncoder = DirectJSONEncoder()
+        let jsonDecoder = DirectJSONDecoder()
         let plistEncoder = PropertyListEncoder()
         plistEncoder.outputFormat = .binary
         let plistDecoder = PropertyListDecoder()

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftyCacheCodable
+import SwiftyCacheTestSupport
 
 /// Fuzzing of `DirectJSONDecoder` with hostile bytes. Each input is decoded as a generic JSON
 /// value, a typed note, a dictionary and an array of numbers. Besides not crashing, hanging or
@@ -21,91 +22,6 @@ import SwiftyCacheCodable
 public func jsonFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = checkJSON(Data(UnsafeBufferPointer(start: data, count: size)))
     return 0
-}
-
-/// Any JSON value, and whether an object in it had a key twice (which one the decoders read
-/// is unspecified, so such values are not compared).
-indirect enum FuzzValue: Codable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([FuzzValue])
-    case object([String: FuzzValue], duplicateKeys: Bool)
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        if let container = try? decoder.container(keyedBy: Key.self) {
-            var members: [String: FuzzValue] = [:]
-            let keys = container.allKeys
-            for key in keys { members[key.stringValue] = try container.decode(FuzzValue.self, forKey: key) }
-            self = .object(members, duplicateKeys: members.count != keys.count)
-        } else if var container = try? decoder.unkeyedContainer() {
-            var elements: [FuzzValue] = []
-            while !container.isAtEnd { elements.append(try container.decode(FuzzValue.self)) }
-            self = .array(elements)
-        } else {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let bool = try? container.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try container.decode(String.self))
-            }
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .number(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .array(let values):
-            var container = encoder.unkeyedContainer()
-            for value in values { try container.encode(value) }
-        case .object(let members, _):
-            var container = encoder.container(keyedBy: Key.self)
-            for (key, value) in members { try container.encode(value, forKey: Key(stringValue: key)) }
-        }
-    }
-
-    var hasDuplicateKeys: Bool {
-        switch self {
-        case .object(let members, let duplicates): duplicates || members.values.contains { $0.hasDuplicateKeys }
-        case .array(let values): values.contains { $0.hasDuplicateKeys }
-        default: false
-        }
-    }
-
-    static func == (lhs: FuzzValue, rhs: FuzzValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a, _), .object(let b, _)): a == b
-        default: false
-        }
-    }
 }
 
 /// A typed value of the shapes a cache holds.
@@ -131,18 +47,18 @@ func checkJSON(_ data: Data) -> FuzzOutcome {
     if let table = try? DirectJSONDecoder.tableByteCount(for: data), table > 12 * data.count + 4096 {
         fatalError("a table of \(table) bytes for \(data.count) bytes of input")
     }
-    guard let value = try? decoder.decode(FuzzValue.self, from: data) else { return .rejected }
-    guard let foundation = try? JSONDecoder().decode(FuzzValue.self, from: data) else {
+    guard let value = try? decoder.decode(AnyJSON.self, from: data) else { return .rejected }
+    guard let foundation = try? JSONDecoder().decode(AnyJSON.self, from: data) else {
         guard refusedOnlyForZeroWithExponent(data) else {
             fatalError("accepted, but Foundation refuses: \(String(decoding: data, as: UTF8.self))")
         }
         return .accepted
     }
-    if !value.hasDuplicateKeys, foundation != value {
+    if !value.hasDuplicateNames, foundation != value {
         fatalError("Foundation reads another value from: \(String(decoding: data, as: UTF8.self))")
     }
     guard let written = try? DirectJSONEncoder().encode(value),
-        let again = try? decoder.decode(FuzzValue.self, from: written), again == value
+        let again = try? decoder.decode(AnyJSON.self, from: written), again == value
     else {
         fatalError("does not round-trip: \(String(decoding: data, as: UTF8.self))")
     }
@@ -164,7 +80,7 @@ func refusedOnlyForZeroWithExponent(_ data: Data) -> Bool {
         }
         index += 1
     }
-    return changed && (try? JSONDecoder().decode(FuzzValue.self, from: Data(bytes))) != nil
+    return changed && (try? JSONDecoder().decode(AnyJSON.self, from: Data(bytes))) != nil
 }
 
 #if FUZZING

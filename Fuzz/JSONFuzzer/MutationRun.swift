@@ -1,5 +1,6 @@
 import Foundation
 import SwiftyCacheCodable
+import SwiftyCacheTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ struct MutationRun {
     let seed: UInt64
 
     func run() {
-        var random = Mix(state: seed)
+        var random = SplitMix(state: seed)
         let seeds = Self.seeds()
         var accepted = 0
         let start = Date()
@@ -32,7 +33,7 @@ struct MutationRun {
 
     /// One random change: a byte flipped, inserted or removed, a slice repeated or cut, a run
     /// of brackets, a structural character, a number at a limit.
-    private func mutate(_ bytes: inout [UInt8], _ random: inout Mix) {
+    private func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix) {
         let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
         switch random.next() % 8 {
         case 0 where !bytes.isEmpty: bytes[position] ^= UInt8(truncatingIfNeeded: 1 << (random.next() % 8))
@@ -69,19 +70,6 @@ struct MutationRun {
         if let encoded = try? DirectJSONEncoder().encode(note) { seeds.append(Array(encoded)) }
         if let encoded = try? JSONEncoder().encode([note, note]) { seeds.append(Array(encoded)) }
         return seeds
-    }
-}
-
-/// SplitMix64: seeded, the same cases on every machine.
-struct Mix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

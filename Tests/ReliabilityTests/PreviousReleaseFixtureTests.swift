@@ -10,9 +10,10 @@ import Testing
 /// contents this suite computes again. Each is copied to a temporary directory first (opening
 /// writes).
 @Suite struct PreviousReleaseFixtureTests {
-    /// b6dd705 wrote packed journals without line checks; 2d5dc03, the release before this one,
-    /// with them, and a space reserve.
-    static let releases = ["b6dd705", "2d5dc03"]
+    /// b6dd705 wrote packed journals without line checks; 2d5dc03 with them, and a space
+    /// reserve; fac2db5, the release before this one, the same as 2d5dc03: SHA-256 names, no
+    /// key naming record, JSON by Foundation's coders, which this release reads with its own.
+    static let releases = ["b6dd705", "2d5dc03", "fac2db5"]
 
     static func fixtures(_ release: String) -> URL {
         URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

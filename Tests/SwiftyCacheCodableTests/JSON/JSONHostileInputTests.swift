@@ -1,5 +1,6 @@
 import Foundation
 import SwiftyCacheCodable
+import SwiftyCacheTestSupport
 import Testing
 
 /// Bytes no encoder wrote: the decoder throws a `DecodingError` for each, never traps, never
@@ -135,61 +136,5 @@ import Testing
         let pairs = (0..<20_000).map { "\"key\($0)\":\($0)" }.joined(separator: ",")
         let dictionary = try DirectJSONDecoder().decode([String: Int].self, from: Data(("{" + pairs + "}").utf8))
         #expect(dictionary.count == 20_000 && dictionary["key19999"] == 19_999)
-    }
-}
-
-/// Any JSON value, read through the generic paths of `Decodable`.
-indirect enum AnyJSON: Codable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([AnyJSON])
-    case object([String: AnyJSON])
-
-    init(from decoder: any Decoder) throws {
-        if let container = try? decoder.container(keyedBy: JSONTestKey.self) {
-            var object: [String: AnyJSON] = [:]
-            for key in container.allKeys { object[key.stringValue] = try container.decode(AnyJSON.self, forKey: key) }
-            self = .object(object)
-        } else if var container = try? decoder.unkeyedContainer() {
-            var array: [AnyJSON] = []
-            while !container.isAtEnd { array.append(try container.decode(AnyJSON.self)) }
-            self = .array(array)
-        } else {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let bool = try? container.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try container.decode(String.self))
-            }
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .number(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .string(let value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case .array(let values):
-            var container = encoder.unkeyedContainer()
-            for value in values { try container.encode(value) }
-        case .object(let members):
-            var container = encoder.container(keyedBy: JSONTestKey.self)
-            for (key, value) in members { try container.encode(value, forKey: JSONTestKey(stringValue: key)) }
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftyCacheCodable
+import SwiftyCacheTestSupport
 import Testing
 
 /// Generated values, both ways against Foundation: random JSON documents of every shape, and
@@ -7,7 +8,7 @@ import Testing
 /// names the round that reproduces it.
 @Suite struct JSONPropertyTests {
     @Test func generatedDocumentsRoundTripBothWays() throws {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SplitMix(state: 0x5EED)
         for round in 0..<400 {
             let value = AnyJSON.generate(depth: 4, using: &generator)
             let ours = try DirectJSONEncoder().encode(value)
@@ -18,7 +19,7 @@ import Testing
     }
 
     @Test func generatedNotesRoundTripBothWays() throws {
-        var generator = SplitMix64(seed: 0xC0DE)
+        var generator = SplitMix(state: 0xC0DE)
         for round in 0..<400 {
             var note = RichNote.sample(round)
             note.title = String.generate(using: &generator)
@@ -39,25 +40,10 @@ import Testing
     }
 }
 
-/// A small, seeded generator (SplitMix64): the same values on every machine.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension String {
     /// Up to 24 scalars from every plane: ASCII (escapes and controls included), Latin,
     /// CJK, and astral ones (emoji), never a surrogate.
-    static func generate(using generator: inout SplitMix64) -> String {
+    static func generate(using generator: inout SplitMix) -> String {
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int(generator.next() % 24) {
             let pick = generator.next()
@@ -76,7 +62,7 @@ extension String {
 
 extension Double {
     /// A finite double of any magnitude and sign, from its bits.
-    static func generateFinite(using generator: inout SplitMix64) -> Double {
+    static func generateFinite(using generator: inout SplitMix) -> Double {
         let value = Double(bitPattern: generator.next())
         return value.isFinite ? value : 0.5
     }
@@ -85,7 +71,7 @@ extension Double {
 extension AnyJSON {
     /// A document up to `depth` levels deep. Numbers are those JSON keeps exactly through a
     /// `Double`: integers up to 2⁵³ and random finite doubles.
-    static func generate(depth: Int, using generator: inout SplitMix64) -> AnyJSON {
+    static func generate(depth: Int, using generator: inout SplitMix) -> AnyJSON {
         let pick = generator.next() % (depth > 0 ? 6 : 4)
         switch pick {
         case 0: return .null
@@ -102,7 +88,7 @@ extension AnyJSON {
             for _ in 0..<Int(generator.next() % 5) {
                 members[String.generate(using: &generator)] = generate(depth: depth - 1, using: &generator)
             }
-            return .object(members)
+            return .object(members, hadDuplicateNames: false)
         }
     }
 }
