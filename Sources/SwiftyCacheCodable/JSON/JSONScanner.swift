@@ -13,6 +13,8 @@ struct JSONScanner {
     private var tokens: [JSONToken] = []
     private var open: [UInt32] = []
     var position = 0
+    /// The most tokens the text can hold.
+    private var limit = 1
     /// Whether the innermost container was just opened: its first member, or its end, is next.
     private var justOpened = false
 
@@ -25,9 +27,11 @@ struct JSONScanner {
         guard bytes.count < Int(UInt32.max) else { throw corrupted("The text is larger than 4 GiB.") }
         var scanner = JSONScanner(bytes: bytes, maxDepth: maxDepth)
         // Every token takes a byte of its own and one more to separate it or close what holds it
-        // (the densest text is `[0,0,…]`), so the table is sized once and never grows: its pages
-        // beyond what the scan fills are never touched.
-        scanner.tokens.reserveCapacity(bytes.count / 2 + 1)
+        // (the densest text is `[0,0,…]`): the table never needs more than `count / 2 + 1`
+        // entries, and grows (doubling) up to that bound, never past it. It starts small, so a
+        // small text's table comes from the allocator's per-thread cache.
+        scanner.limit = bytes.count / 2 + 1
+        scanner.tokens.reserveCapacity(min(scanner.limit, 40))
         try scanner.scanText()
         return scanner.tokens
     }
@@ -118,6 +122,7 @@ struct JSONScanner {
 
     mutating func append(_ kind: JSONToken.Kind, flags: UInt8, start: Int, end: Int) {
         let index = UInt32(tokens.count)
+        if tokens.count == tokens.capacity { tokens.reserveCapacity(min(2 * tokens.count, limit)) }
         tokens.append(
             JSONToken(
                 kind: kind, flags: flags, start: UInt32(start), end: UInt32(end), next: index + 1,

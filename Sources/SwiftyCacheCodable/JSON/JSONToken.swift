@@ -2,8 +2,8 @@
 /// is followed by its members (an object's as key, value, key, value), and knows where they end.
 ///
 /// 24 bytes a token, one token per value or key, at most `n / 2 + 1` of them for an `n`-byte
-/// text (`[0,0,…]`, two bytes a token): the tape takes at most `12 n + 24` bytes, however the
-/// text nests.
+/// text (`[0,0,…]`, two bytes a token): the tape, which grows up to that bound and never past
+/// it, takes at most `12 n + 24` bytes (and the allocator's rounding), however the text nests.
 struct JSONToken {
     enum Kind: UInt8 {
         case object, array, string, number, trueLiteral, falseLiteral, null
