@@ -16,7 +16,7 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
@@ -203,6 +203,9 @@ enum SwiftyCacheBench {
                 .noteWorkloads()
             add(figures)
             addDerived(ratios, format: "%.2f")
+        }
+        if options.workloads.contains("observation") {
+            add(try await ObservationWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run())
         }
         if options.workloads.contains("memory-hits") {
             add(try MemoryHitWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run())

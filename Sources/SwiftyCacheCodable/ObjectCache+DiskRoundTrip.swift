@@ -19,6 +19,7 @@ extension ObjectCache {
     func load(_ key: Key, now: Date) throws -> Loaded? {
         let keyBytes = try encodeKey(key, operation: .value)
         let engineKey = keyHasher.engineKey(for: keyBytes)
+        rememberName(engineKey, of: key)
         // One engine call reads every slot: one lock and no snapshot object. An expired or
         // colliding entry costs its payload's read too; both are rare.
         guard let slots = try diskCall(key, operation: .value, { try disk.data(forKey: engineKey) }) else {
@@ -36,6 +37,9 @@ extension ObjectCache {
         case .expired:
             memory.withLock(for: key) { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
+            try dropFromDisk(engineKey, key: key)
+            publish(.expired, key: key)
+            return nil
         case .undecodable(let error):
             memory.withLock(for: key) { $0.statistics.decodeFailures += 1 }
             eventHandler?(.decodingFailed(key: key, error: error))
@@ -153,6 +157,7 @@ extension ObjectCache {
             slots += parts
         }
         let engineKey = keyHasher.engineKey(for: keyBytes)
+        rememberName(engineKey, of: key)
         try stripe(for: engineKey).lock.withLock { writes in
             try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
             writes += 1

@@ -32,6 +32,7 @@ extension ObjectCache {
             memory.withLock(for: key) { $0.statistics.expirations += 1 }
             eventHandler?(.expired(key: key))
             if !isReadOnly { try removeFromDisk(key, operation: .value) }
+            publish(.expired, key: key)
             return nil
         case .miss:
             break
@@ -61,6 +62,7 @@ extension ObjectCache {
                     _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires)
                 }
                 trimMemory(after: key)
+                publish(.set, key: key)
             } else {
                 _ = try? removePermanently(forKey: key)
             }

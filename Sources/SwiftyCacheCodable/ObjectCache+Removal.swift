@@ -44,6 +44,7 @@ extension ObjectCache {
     public func removePermanently(forKey key: Key) throws -> Bool {
         let inMemory = memory.withLock(for: key) { $0.remove(key) } != nil
         let onDisk = try removeFromDisk(key, operation: .removePermanently)
+        if inMemory || onDisk { publish(.removed, key: key) }
         return inMemory || onDisk
     }
 
@@ -52,6 +53,7 @@ extension ObjectCache {
     /// - Throws: ``ObjectCacheError`` for a disk failure.
     public func removeAll() throws {
         memory.updateEach { $0.removeAll() }
+        defer { publish(.cleared, key: nil) }
         try diskCall(nil, operation: .removeAll) { try disk.evictAll() }
     }
 
@@ -79,7 +81,10 @@ extension ObjectCache {
             guard let envelope, envelope.isExpired(at: now) else { continue }
             if try diskCall(nil, operation: .removeExpired, { try disk.remove(snapshot.key) }) {
                 removed += 1
-                if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) { eventHandler?(.expired(key: key)) }
+                if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) {
+                    eventHandler?(.expired(key: key))
+                    publish(.expired, key: key)
+                }
             }
         }
         memory.count { $0.expirations += removed }

@@ -24,6 +24,7 @@ extension ObjectCache {
             return tier.storeWritten(value, forKey: key, cost: cost, expires: expires)
         }
         if mayNeedTrim { trimMemory(after: key) }
+        publish(.set, key: key)
     }
 
     /// Writes every unsaved value to disk.

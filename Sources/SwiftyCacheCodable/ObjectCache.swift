@@ -49,6 +49,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// Writers of the same engine key take the same stripe, so concurrent writes of one key
     /// queue up instead of failing with `editInProgress`.
     let writeStripes: [WriteStripe]
+    /// The subscribers to ``changes(bufferingKeys:)`` and ``values(forKey:)``.
+    let changeHub = ChangeHub<ObjectCacheChange<Key>>()
+    /// The keys of engine names, kept while someone observes, for evictions by key.
+    let engineNames = LockedState<[String: Key]>([:])
 
     /// Opens (or creates) an object cache in `directory`.
     ///
@@ -145,6 +149,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         self.eventHandler = eventHandler
         self.attachmentCount = attachmentCount
         self.writeStripes = (0..<16).map { _ in WriteStripe() }
+        disk.changeHub.install(Self.engineTap(typed: changeHub, names: engineNames))
     }
 
     // MARK: State
@@ -209,6 +214,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         do { try save() } catch { failure = error }
         memory.updateEach { $0.removeAll() }
         do { try diskCall(nil, operation: .close) { try disk.close() } } catch { failure = failure ?? error }
+        changeHub.finish()
         if let failure { throw failure }
     }
 }

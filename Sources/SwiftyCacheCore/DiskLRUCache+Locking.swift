@@ -28,8 +28,9 @@ extension DiskLRUCache {
     }
 
     /// Runs `body` under the lock; then, with the lock released, writes the `READ` lines taken
-    /// (with `writesReadLines`), unlinks the files it moved to the trash and, with
-    /// `claimsCleanup`, schedules the background cleanup if the state needs it. In debug
+    /// (with `writesReadLines`), unlinks the files it moved to the trash, with `claimsCleanup`
+    /// schedules the background cleanup if the state needs it, and resumes the consumers of
+    /// ``changes(bufferingKeys:)`` that the changes recorded under the lock woke. In debug
     /// builds, checks the state's invariants before releasing the lock.
     func withState<T, Failure: Error>(
         claimsCleanup: Bool = false, writesReadLines: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
@@ -46,6 +47,8 @@ extension DiskLRUCache {
             for path in trash { try? cacheDirectory.fileSystem.removeFileIfPresent(path) }
             unlinking?.leave()
             if needsCleanup { scheduleCleanup() }
+            // Consumers of `changes()` resume only now, with the lock released.
+            changeHub.deliverReady()
         }
         return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
             defer {

@@ -53,6 +53,8 @@ public final class DiskLRUCache: Sendable {
     /// long as `storage` holds the storage, which is as long as `self` lives.
     let recordReader: (any RecordReader)?
     let state: LockedState<CacheState>
+    /// The subscribers to ``changes(bufferingKeys:)``, shared with the state, which records.
+    package let changeHub: ChangeHub<CacheChange>
     let cleanupQueue: DispatchQueue
     /// Packed storage: the space set aside for a full disk (see ``SpaceReserve``).
     let spaceReserve: SpaceReserve?
@@ -125,9 +127,10 @@ public final class DiskLRUCache: Sendable {
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,
             format: selection.format)
         journal.reserve = spaceReserve
+        let changeHub = ChangeHub<CacheChange>()
         var state = CacheState(
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
-            isReadOnly: options.readOnly)
+            isReadOnly: options.readOnly, changes: changeHub)
         state.replayFormat = selection.replayFormat
         let report = try state.open(readOnly: options.readOnly)
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
@@ -136,6 +139,7 @@ public final class DiskLRUCache: Sendable {
         self.options = options
         self.recoveryReport = report
         self.cacheDirectory = cacheDirectory
+        self.changeHub = changeHub
         self.storage = storage
         self.recordReader = storage.recordReader
         self.cleanupQueue = DispatchQueue(label: "SwiftyCache.DiskLRUCache.cleanup", qos: .utility)
@@ -149,6 +153,7 @@ public final class DiskLRUCache: Sendable {
 
     deinit {
         withState { $0.closeAsProcessExit() }
+        changeHub.finish()
     }
 
     /// The directory's path, standardized and without a trailing slash.

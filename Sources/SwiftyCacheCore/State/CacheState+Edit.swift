@@ -147,9 +147,14 @@ extension CacheState {
                 noteUndeletedFiles(of: key)
             }
             forgetEntryDeletingValues(index)
+            if replaced != nil { changes.record(key: key, kind: .removed) }
             throw error
         }
-        for victim in victims { forgetEntryDeletingValues(victim) }
+        changes.record(key: key, kind: .committed)
+        for victim in victims {
+            changes.record(key: table[victim].key, kind: .evicted)
+            forgetEntryDeletingValues(victim)
+        }
         noteGarbage()
         if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
             noteUndeletedFiles(of: key)
@@ -164,6 +169,7 @@ extension CacheState {
             journal.append(.remove, key: key)
             try? journal.flush(operation: .commit, key: key)
             forgetEntryDeletingValues(index)
+            changes.record(key: key, kind: .removed)
             throw error
         }
         statistics.writeCount += 1

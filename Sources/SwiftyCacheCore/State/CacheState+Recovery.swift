@@ -380,6 +380,8 @@ extension CacheState {
         let newLock = try directory.acquireLock()
         lock?.release(using: fileSystem)
         lock = newLock
+        // Every entry went with the directory.
+        changes.record(key: nil, kind: .cleared)
         for index in table.indicesInLRUOrder {
             if table[index].isBeingEdited {
                 table.setReadable(index, false)

@@ -18,6 +18,8 @@ extension CacheState {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .evictAll) }
         try? ensureJournalWritable(operation: .evictAll, key: nil)
         let victims = table.indicesInLRUOrder.filter { table[$0].isReadable && !table[$0].isBeingEdited }
+        // One change for all of them (even when some stay after a failure: re-read them).
+        defer { if !victims.isEmpty { changes.record(key: nil, kind: .cleared) } }
         try removeEntries(victims, operation: .evictAll)
         statistics.removeCount += victims.count
     }
@@ -54,6 +56,7 @@ extension CacheState {
                         path: storage.path(key: entry.key, slot: 0, staged: false), key: entry.key)
                 continue
             }
+            recordRemoval(of: entry.key, by: operation)
             forgetEntry(index)
         }
         try? rebuildJournal()
@@ -84,11 +87,24 @@ extension CacheState {
         } catch {
             return false
         }
-        for index in indices { forgetEntryDeletingValues(index) }
+        for index in indices {
+            recordRemoval(of: table[index].key, by: operation)
+            forgetEntryDeletingValues(index)
+        }
         redundantOpCount += indices.count
         noteGarbage()
         try journal.syncIfDurable(operation: operation, key: key)
         return true
+    }
+
+    /// Records the change a removal makes, by the operation that made it: an eviction, or a
+    /// removal (`evictAll` records one change for all its entries instead).
+    private func recordRemoval(of key: String, by operation: CacheError.Operation) {
+        switch operation {
+        case .evictAll: return
+        case .evict: changes.record(key: key, kind: .evicted)
+        default: changes.record(key: key, kind: .removed)
+        }
     }
 
     /// Deletes an entry's committed values and drops it from the index, without journaling.
@@ -120,6 +136,7 @@ extension CacheState {
     /// Drops an entry whose values are missing or damaged: a miss, never an error.
     mutating func dropDamagedEntry(_ index: Int) {
         let key = table[index].key
+        if table[index].isReadable { changes.record(key: key, kind: .removed) }
         journal.append(.remove, key: key)
         forgetEntryDeletingValues(index)
         redundantOpCount += 1

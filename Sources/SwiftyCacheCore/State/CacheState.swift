@@ -52,11 +52,15 @@ struct CacheState {
     /// The format the journal on disk is read in: the journal's own, except when opening
     /// migrates a file-storage directory to packed storage.
     var replayFormat: Journal.Format
+    /// Where changes go for ``DiskLRUCache/changes(bufferingKeys:)``: recorded here, under the
+    /// lock, as they are journaled; delivered by the facade once the lock is released.
+    let changes: ChangeHub<CacheChange>
 
     init(
         directory: CacheDirectory, storage: any ValueStorage, journal: JournalWriter, maxSize: Int,
-        isReadOnly: Bool = false
+        isReadOnly: Bool = false, changes: ChangeHub<CacheChange> = ChangeHub()
     ) {
+        self.changes = changes
         self.directory = directory
         self.storage = storage
         self.journal = journal

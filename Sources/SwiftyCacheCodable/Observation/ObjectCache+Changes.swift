@@ -1,0 +1,85 @@
+import SwiftyCacheCore
+
+extension ObjectCache {
+    /// The changes to the cache's values from now on, as an `AsyncSequence` for one consumer:
+    /// sets (on disk, or in memory through the subscript, the moment they are made), removals,
+    /// expiries found, evictions, and `removeAll()` as one ``ObjectCacheChange/Kind/cleared``.
+    ///
+    /// ```swift
+    /// for await change in pages.changes() {
+    ///     if let url = change.key { refresh(url) } else { refreshAll() }
+    /// }
+    /// ```
+    ///
+    /// Changes arrive in order, never while a lock of the cache is held and never from inside
+    /// the call that made them; a consumer that falls behind misses intermediate versions of a
+    /// key, never its final state (see ``ObjectCacheChanges``).
+    ///
+    /// - Parameter keyLimit: The most keys whose changes wait for the consumer; past that, one
+    ///   ``ObjectCacheChange/Kind/overflowed`` change replaces them. The default is 10,000.
+    /// - Returns: The changes, buffered from this call on.
+    /// - Complexity: While someone observes, the cache keeps the engine name of each key it
+    ///   writes or reads (to report evictions by key): O(keys touched) memory.
+    public func changes(bufferingKeys keyLimit: Int = 10_000) -> ObjectCacheChanges<Key> {
+        ObjectCacheChanges(subscription: ChangeSubscription(hub: changeHub, keyLimit: keyLimit))
+    }
+
+    /// The value of `key` as it changes: its current value first, then its value after each
+    /// change, `nil` once it is removed, expires or is evicted. A value set through the
+    /// subscript (in memory, unsaved) counts the moment it is set.
+    ///
+    /// ```swift
+    /// for await note in notes.values(forKey: id) {
+    ///     editor.show(note)
+    /// }
+    /// ```
+    ///
+    /// A consumer that falls behind sees the latest value, not every one in between. The
+    /// sequence ends when the cache closes or the task iterating it is cancelled.
+    ///
+    /// - Parameter key: The key to follow.
+    /// - Returns: The values, the first one read when iteration starts; changes are followed
+    ///   from this call on.
+    public func values(forKey key: Key) -> ObjectCacheValues<Key, Value> {
+        let subscription = ChangeSubscription(hub: changeHub, keyLimit: 1, filter: key)
+        if let keyBytes = try? KeyCoding.bytes(of: key) { rememberName(keyHasher.engineKey(for: keyBytes), of: key) }
+        return ObjectCacheValues(cache: self, key: key, subscription: subscription)
+    }
+
+    /// Records a change and delivers it. Called with no lock of the cache held.
+    func publish(_ kind: ObjectCacheChange<Key>.Kind, key: Key?) {
+        guard changeHub.isObserved else { return }
+        changeHub.record(ObjectCacheChange(key: key, kind: kind))
+        changeHub.deliverReady()
+    }
+
+    /// Remembers which key an engine name stands for, while someone observes, so that the
+    /// engine's eviction of it is reported by key.
+    func rememberName(_ engineKey: String, of key: Key) {
+        guard changeHub.isObserved else { return }
+        engineNames.withLock { $0[engineKey] = key }
+    }
+
+    /// What the object cache adds to the engine's changes: its evictions and clears, by key
+    /// where the name is known. Runs under the engine's lock: dictionary work only.
+    static func engineTap(
+        typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>
+    ) -> ChangeHub<CacheChange>.Tap {
+        ChangeHub<CacheChange>.Tap(
+            record: { change in
+                guard typed.isObserved else { return }
+                switch change.kind {
+                case .evicted:
+                    let key = change.key.flatMap { name in names.withLock { $0.removeValue(forKey: name) } }
+                    typed.record(ObjectCacheChange(key: key, kind: .evicted))
+                case .cleared:
+                    names.withLock { $0.removeAll() }
+                    typed.record(ObjectCacheChange(key: nil, kind: .cleared))
+                case .committed, .removed, .overflowed:
+                    // The object cache reports its own writes and removals, by key.
+                    break
+                }
+            },
+            afterUnlock: { typed.deliverReady() })
+    }
+}

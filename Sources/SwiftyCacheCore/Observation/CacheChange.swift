@@ -1,0 +1,31 @@
+/// A change to a cache's entries, as ``DiskLRUCache/changes(bufferingKeys:)`` delivers it.
+public struct CacheChange: Sendable, Hashable, CustomStringConvertible {
+    /// What happened to the entry.
+    public enum Kind: Sendable, Hashable {
+        /// New values were committed: a set, an editor's commit.
+        case committed
+        /// The entry was removed: `removeValue(forKey:)`, or dropped as damaged.
+        case removed
+        /// The entry was evicted to keep the cache within its size.
+        case evicted
+        /// Every entry went at once (`evictAll()`); ``CacheChange/key`` is `nil`.
+        case cleared
+        /// More keys changed than the subscription holds while its consumer was away: some
+        /// changes were dropped, and any key may have changed since the last change delivered.
+        /// ``CacheChange/key`` is `nil`; read again what you show.
+        case overflowed
+    }
+
+    /// The entry's key; `nil` for ``Kind/cleared`` and ``Kind/overflowed``.
+    public var key: String?
+    /// What happened.
+    public var kind: Kind
+
+    /// A change of `key`, or of every key when `key` is `nil`.
+    public init(key: String?, kind: Kind) {
+        self.key = key
+        self.kind = kind
+    }
+
+    public var description: String { "\(kind) \(key ?? "(all)")" }
+}

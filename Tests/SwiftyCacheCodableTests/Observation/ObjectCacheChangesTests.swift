@@ -1,0 +1,131 @@
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+/// Takes `count` elements of `sequence`, or what came within 30 seconds (a bound on a failure,
+/// so that an element that never comes fails the test instead of hanging it).
+func collect<S: AsyncSequence & Sendable>(_ count: Int, from sequence: S) async -> [S.Element]
+where S.Element: Sendable, S.Failure == Never {
+    await withTaskGroup(of: [S.Element]?.self) { group in
+        group.addTask {
+            var taken: [S.Element] = []
+            for await element in sequence {
+                taken.append(element)
+                if taken.count == count { break }
+            }
+            return taken
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(30))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first ?? []
+    }
+}
+
+/// `ObjectCache.changes()` and `values(forKey:)`: typed changes of every kind, by key, in
+/// order; memory-only sets counted the moment they are made; evictions by key.
+@Suite(.tags(.concurrency)) struct ObjectCacheChangesTests {
+    let directory = TemporaryDirectory()
+
+    @Test func everyKindOfChangeByKeyInOrder() async throws {
+        let clock = TestClock()
+        let cache = try ObjectCache<String, String>(directory: directory.url, clock: clock.function)
+        let changes = cache.changes()
+        try await cache.set("1", forKey: "a")
+        cache["b"] = "2"  // memory only, unsaved: a change now
+        try await cache.removePermanently(forKey: "a")
+        try await cache.set("3", forKey: "c", expiresAfter: .seconds(10))
+        #expect(
+            await collect(3, from: changes) == [
+                ObjectCacheChange(key: "b", kind: .set), ObjectCacheChange(key: "a", kind: .removed),
+                ObjectCacheChange(key: "c", kind: .set),
+            ])
+        clock.advance(by: 20)
+        #expect(try await cache.value(forKey: "c") == nil)
+        #expect(await collect(1, from: changes) == [ObjectCacheChange(key: "c", kind: .expired)])
+        try await cache.removeAll()
+        #expect(await collect(1, from: changes) == [ObjectCacheChange(key: nil, kind: .cleared)])
+    }
+
+    @Test func evictionsComeByKey() async throws {
+        // About 70 bytes an entry on disk (envelope and value), a limit of 400: the oldest go.
+        let cache = try ObjectCache<String, String>(directory: directory.url, maxDiskSize: 400, memoryLimit: 0)
+        let changes = cache.changes()
+        for index in 0..<10 { try await cache.set(String(repeating: "v", count: 20), forKey: "key-\(index)") }
+        let received = await collect(10, from: changes)
+        let evicted = received.filter { $0.kind == .evicted }
+        #expect(!evicted.isEmpty)
+        #expect(evicted.allSatisfy { $0.key?.hasPrefix("key-") == true })
+        for change in evicted { #expect(try await cache.value(forKey: change.key ?? "") == nil) }
+    }
+
+    @Test func valuesOfAKeyFollowItThroughMemoryAndDisk() async throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url)
+        try await cache.set("first", forKey: "k")
+        let values = cache.values(forKey: "k")
+        // Checked in a task that a watchdog cancels after 30 seconds: a value that never comes
+        // ends the iteration (`nil`) and fails the expectations instead of hanging the test.
+        let check = Task {
+            var iterator = values.makeAsyncIterator()
+            var seen: [String??] = []
+            seen.append(await iterator.next())
+            cache["k"] = "in memory"
+            seen.append(await iterator.next())
+            try? await cache.set("on disk", forKey: "k")
+            try? await cache.set("other key", forKey: "unrelated")
+            seen.append(await iterator.next())
+            _ = try? await cache.removePermanently(forKey: "k")
+            seen.append(await iterator.next())
+            try? cache.close()
+            seen.append(await iterator.next())
+            return seen
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(30))
+            check.cancel()
+        }
+        let seen = await check.value
+        watchdog.cancel()
+        #expect(seen == [.some("first"), .some("in memory"), .some("on disk"), .some(nil), nil])
+    }
+
+    @Test func aConsumerThatCallsTheCacheInItsLoopDoesNotDeadlock() async throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10)
+        let changes = cache.changes()
+        let consumer = Task {
+            var reads = 0
+            for await change in changes {
+                guard let key = change.key, change.kind == .set else { continue }
+                if key == "k99" { break }
+                if (try? await cache.value(forKey: key)) != nil { reads += 1 }
+                cache["echo-\(key)"] = key
+            }
+            return reads
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(30))
+            consumer.cancel()
+        }
+        for index in 0..<100 { try await cache.set("\(index)", forKey: "k\(index)") }
+        #expect(await consumer.value > 0)
+        watchdog.cancel()
+    }
+
+    @Test func cancellingTheTaskEndsTheSubscription() async throws {
+        let cache = try ObjectCache<String, String>(directory: directory.url)
+        let values = cache.values(forKey: "k")
+        let consumer = Task {
+            var seen = 0
+            for await _ in values { seen += 1 }
+            return seen
+        }
+        consumer.cancel()
+        let seen = await consumer.value
+        #expect(seen <= 1)
+    }
+}
