@@ -37,7 +37,7 @@ struct ObservationWorkload {
                     { try caches[2].setData(values, forKey: keys[$0]) },
                 ])
             let latency = try await deliveryLatency(caches[1], keys: keys)
-            for cache in caches { try cache.close() }
+            for cache in caches { try await cache.close() }
             for consumer in consumers { await consumer.value }
             guard round >= 0 else { continue }
             runs["none", default: []].append(sets[0])
@@ -51,6 +51,11 @@ struct ObservationWorkload {
                 "set, 100 subscribers", runs["hundred"] ?? [], baseline: "set, no subscriber", runs["none"] ?? []),
             (summarize("commit to delivery, in process", runs["latency"] ?? []), nil),
         ]
+    }
+
+    /// The synchronous set (in an `async` function the overload that offloads would be taken).
+    private static func set(_ values: [Data], forKey key: String, in cache: DiskLRUCache) throws {
+        try cache.setData(values, forKey: key)
     }
 
     /// One consumer waiting; from each set's call to the consumer's wake-up (the set's own
@@ -74,7 +79,7 @@ struct ObservationWorkload {
         let value = [Data(repeating: 3, count: 16), Data()]
         for index in 0..<samples {
             let called = nanoseconds()
-            try cache.setData(value, forKey: "latency-\(index)")
+            try Self.set(value, forKey: "latency-\(index)", in: cache)
             guard let delivered = await iterator.next() else { break }
             latencies.append(Double(delivered &- called))
         }
