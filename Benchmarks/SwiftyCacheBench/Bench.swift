@@ -103,6 +103,10 @@ enum SwiftyCacheBench {
     static func main() async {
         do {
             let arguments = CommandLine.arguments
+            if arguments.count == 4, arguments[1] == ObservationWorkload.writerFlag, let count = Int(arguments[2]) {
+                try ObservationWorkload.writer(count: count, directory: URL(filePath: arguments[3]))
+                exit(0)
+            }
             if arguments.count == 4, arguments[1] == ScaleWorkload.childFlag, let count = Int(arguments[2]) {
                 try ScaleWorkload.child(count: count, directory: URL(filePath: arguments[3]))
                 exit(0)

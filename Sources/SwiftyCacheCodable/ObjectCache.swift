@@ -149,7 +149,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         self.eventHandler = eventHandler
         self.attachmentCount = attachmentCount
         self.writeStripes = (0..<16).map { _ in WriteStripe() }
-        disk.changeHub.install(Self.engineTap(typed: changeHub, names: engineNames))
+        disk.changeHub.install(
+            Self.engineTap(
+                typed: changeHub, names: engineNames, memory: memory, isReadOnly: diskOptions.readOnly))
     }
 
     // MARK: State

@@ -38,6 +38,7 @@ extension DiskLRUCache {
     ///
     /// - Throws: The first I/O error met; the cache is closed regardless.
     public func close() throws {
+        journalWatcher.withLock { $0?.stop() }
         let failure = rebuildGate.withLock { _ in withState { $0.close() } }
         changeHub.finish()
         if let failure { throw failure }

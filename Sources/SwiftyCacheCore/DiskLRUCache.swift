@@ -55,6 +55,8 @@ public final class DiskLRUCache: Sendable {
     let state: LockedState<CacheState>
     /// The subscribers to ``changes(bufferingKeys:)``, shared with the state, which records.
     package let changeHub: ChangeHub<CacheChange>
+    /// A read-only cache with subscribers: what tells it that the writer's journal changed.
+    let journalWatcher = LockedState<JournalWatcher?>(nil)
     let cleanupQueue: DispatchQueue
     /// Packed storage: the space set aside for a full disk (see ``SpaceReserve``).
     let spaceReserve: SpaceReserve?
@@ -93,23 +95,7 @@ public final class DiskLRUCache: Sendable {
         directory: URL, appVersion: Int, valueCount: Int, maxSize: Int, options: Options = Options(),
         fileSystem: any FileSystem
     ) throws {
-        guard directory.isFileURL else {
-            throw CacheError.invalidConfiguration(
-                "the cache directory must be a file URL, got \(directory)", operation: .open)
-        }
-        guard (1...Int(Int32.max)).contains(valueCount) else {
-            throw CacheError.invalidConfiguration(
-                "valueCount must be between 1 and \(Int32.max), got \(valueCount)", operation: .open)
-        }
-        // The Java cache reads appVersion as an int: another value would make it empty the directory.
-        guard (Int(Int32.min)...Int(Int32.max)).contains(appVersion) else {
-            throw CacheError.invalidConfiguration(
-                "appVersion must fit in 32 bits (Int32), as the Java DiskLruCache reads it; got \(appVersion)",
-                operation: .open)
-        }
-        guard maxSize >= 1 else {
-            throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: .open)
-        }
+        try Self.validate(directory: directory, appVersion: appVersion, valueCount: valueCount, maxSize: maxSize)
         let path = Self.normalizedPath(of: directory)
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
         // A `journal` of something else is refused before anything is created; one of the
@@ -151,7 +137,29 @@ public final class DiskLRUCache: Sendable {
         if needsCleanup { scheduleCleanup() }
     }
 
+    /// Checks the parameters of an open.
+    private static func validate(directory: URL, appVersion: Int, valueCount: Int, maxSize: Int) throws(CacheError) {
+        guard directory.isFileURL else {
+            throw CacheError.invalidConfiguration(
+                "the cache directory must be a file URL, got \(directory)", operation: .open)
+        }
+        guard (1...Int(Int32.max)).contains(valueCount) else {
+            throw CacheError.invalidConfiguration(
+                "valueCount must be between 1 and \(Int32.max), got \(valueCount)", operation: .open)
+        }
+        // The Java cache reads appVersion as an int: another value would make it empty the directory.
+        guard (Int(Int32.min)...Int(Int32.max)).contains(appVersion) else {
+            throw CacheError.invalidConfiguration(
+                "appVersion must fit in 32 bits (Int32), as the Java DiskLruCache reads it; got \(appVersion)",
+                operation: .open)
+        }
+        guard maxSize >= 1 else {
+            throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: .open)
+        }
+    }
+
     deinit {
+        journalWatcher.withLock { $0?.stop() }
         withState { $0.closeAsProcessExit() }
         changeHub.finish()
     }

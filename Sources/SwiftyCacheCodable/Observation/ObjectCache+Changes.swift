@@ -18,10 +18,16 @@ extension ObjectCache {
     /// - Parameter keyLimit: The most keys whose changes wait for the consumer; past that, one
     ///   ``ObjectCacheChange/Kind/overflowed`` change replaces them. The default is 10,000.
     /// - Returns: The changes, buffered from this call on.
+    /// A cache opened read-only beside a writer in another process delivers the writer's sets
+    /// and removals too (see `DiskLRUCache.changes(bufferingKeys:)`), by key for the keys it has
+    /// read or follows with ``values(forKey:)``, with no key for the others.
+    ///
     /// - Complexity: While someone observes, the cache keeps the engine name of each key it
     ///   writes or reads (to report evictions by key): O(keys touched) memory.
     public func changes(bufferingKeys keyLimit: Int = 10_000) -> ObjectCacheChanges<Key> {
-        ObjectCacheChanges(subscription: ChangeSubscription(hub: changeHub, keyLimit: keyLimit))
+        let changes = ObjectCacheChanges(subscription: ChangeSubscription(hub: changeHub, keyLimit: keyLimit))
+        if isReadOnly { disk.followWriter() }
+        return changes
     }
 
     /// The value of `key` as it changes: its current value first, then its value after each
@@ -43,6 +49,7 @@ extension ObjectCache {
     public func values(forKey key: Key) -> ObjectCacheValues<Key, Value> {
         let subscription = ChangeSubscription(hub: changeHub, keyLimit: 1, filter: key)
         if let keyBytes = try? KeyCoding.bytes(of: key) { rememberName(keyHasher.engineKey(for: keyBytes), of: key) }
+        if isReadOnly { disk.followWriter() }
         return ObjectCacheValues(cache: self, key: key, subscription: subscription)
     }
 
@@ -56,27 +63,46 @@ extension ObjectCache {
     /// Remembers which key an engine name stands for, while someone observes, so that the
     /// engine's eviction of it is reported by key.
     func rememberName(_ engineKey: String, of key: Key) {
-        guard changeHub.isObserved else { return }
+        guard changeHub.isObserved || isReadOnly else { return }
         engineNames.withLock { $0[engineKey] = key }
     }
 
     /// What the object cache adds to the engine's changes: its evictions and clears, by key
     /// where the name is known. Runs under the engine's lock: dictionary work only.
+    ///
+    /// A read-only cache makes no change of its own: the writer's commits and removals (from
+    /// another process) come through the engine, as sets and removals.
+    ///
+    /// A read-only cache drops from memory a value the writer changed (its memory tier's locks
+    /// are never held around an engine call, so taking one here cannot deadlock), and so that
+    /// it can, it remembers the name of every key it loads, observed or not.
     static func engineTap(
-        typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>
+        typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>,
+        memory: MemoryStripes<Key, Value>, isReadOnly: Bool
     ) -> ChangeHub<CacheChange>.Tap {
         ChangeHub<CacheChange>.Tap(
             record: { change in
+                guard typed.isObserved || isReadOnly else { return }
+                let name = change.key
+                let key = name.flatMap { name in names.withLock { $0[name] } }
+                if isReadOnly, let key, change.kind != .cleared {
+                    memory.withLock(for: key) { _ = $0.remove(key) }
+                } else if isReadOnly, change.kind == .cleared {
+                    memory.updateEach { $0.removeAll() }
+                }
                 guard typed.isObserved else { return }
                 switch change.kind {
                 case .evicted:
-                    let key = change.key.flatMap { name in names.withLock { $0.removeValue(forKey: name) } }
+                    if let name { names.withLock { _ = $0.removeValue(forKey: name) } }
                     typed.record(ObjectCacheChange(key: key, kind: .evicted))
                 case .cleared:
-                    names.withLock { $0.removeAll() }
                     typed.record(ObjectCacheChange(key: nil, kind: .cleared))
+                case .committed where isReadOnly:
+                    typed.record(ObjectCacheChange(key: key, kind: .set))
+                case .removed where isReadOnly:
+                    typed.record(ObjectCacheChange(key: key, kind: .removed))
                 case .committed, .removed, .overflowed:
-                    // The object cache reports its own writes and removals, by key.
+                    // A writer's object cache reports its own writes and removals, by key.
                     break
                 }
             },

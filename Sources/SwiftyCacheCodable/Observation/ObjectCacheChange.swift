@@ -23,7 +23,9 @@ public struct ObjectCacheChange<Key: Hashable & Sendable>: Sendable, Hashable {
         case overflowed
     }
 
-    /// The value's key; `nil` for a change of every key (and see ``Kind/evicted``).
+    /// The value's key; `nil` for a change of every key, and for a change of a key the cache
+    /// does not know by name (an eviction, or a writer's change seen by a read-only cache, of a
+    /// key it has not read since someone subscribed): read again what you show.
     public var key: Key?
     /// What happened.
     public var kind: Kind

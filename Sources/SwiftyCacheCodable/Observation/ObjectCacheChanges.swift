@@ -2,7 +2,7 @@ package import SwiftyCacheCore
 
 /// The changes of an ``ObjectCache``, from the moment
 /// ``ObjectCache/changes(bufferingKeys:)`` was called: an `AsyncSequence` for one consumer,
-/// which ends when the cache closes. Delivered as the engine's ``CacheChanges`` are: in order,
+/// which ends when the cache closes. Delivered as the engine's `CacheChanges` are: in order,
 /// never while a lock is held, the latest change of each key kept for a consumer that falls
 /// behind (bounded; one ``ObjectCacheChange/Kind/overflowed`` past the bound), ended at once by
 /// cancelling the task that iterates.

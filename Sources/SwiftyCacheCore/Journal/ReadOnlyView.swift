@@ -18,6 +18,10 @@ struct ReadOnlyView {
     /// A partial last line, waiting for its end.
     private var pending: [UInt8] = []
     private(set) var changedKeys: Set<String> = []
+    /// The keys of the `CLEAN` and `REMOVE` lines appended since the replay, in order: what
+    /// changed for a reader's ``DiskLRUCache/changes(bufferingKeys:)`` (a `MOVE` moves a value
+    /// without changing it, a `DIRTY` only starts an edit).
+    private(set) var changedInOrder: [String] = []
     /// Whether the file at `path` is no longer the one replayed.
     private(set) var isReplaced = false
 
@@ -29,6 +33,9 @@ struct ReadOnlyView {
     }
 
     func hasChanged(_ key: String) -> Bool { isReplaced || changedKeys.contains(key) }
+
+    /// Where the first line not yet read whole starts.
+    var lineStart: Int64 { scanned - Int64(pending.count) }
 
     /// Reads what the writer appended since the last call, and notes a replaced journal.
     mutating func catchUp(fileSystem: any FileSystem) {
@@ -63,8 +70,9 @@ struct ReadOnlyView {
         let verb = line[..<space]
         guard !verb.elementsEqual("READ".utf8) else { return }
         let rest = line[(space + 1)...]
-        let key = rest[..<(rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex)]
-        changedKeys.insert(String(decoding: key, as: UTF8.self))
+        let key = String(decoding: rest[..<(rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex)], as: UTF8.self)
+        changedKeys.insert(key)
+        if verb.elementsEqual("CLEAN".utf8) || verb.elementsEqual("REMOVE".utf8) { changedInOrder.append(key) }
     }
 
     mutating func close(fileSystem: any FileSystem) {

@@ -86,6 +86,46 @@ extension CacheState {
         return (opened, status)
     }
 
+    /// Follows the writer's journal for a read-only cache with subscribers: what the writer
+    /// appended is read, and if it changed an entry the journal is replayed and each changed
+    /// key recorded (committed if it is readable now, removed if not), in the order of its last
+    /// line. A journal the writer replaced (rebuilt) is replayed and recorded as one `cleared`
+    /// change: read again what you show.
+    ///
+    /// - Complexity: O(lines appended) when nothing changed; O(entries) for a replay.
+    mutating func followWriter() throws(CacheError) {
+        guard isReadOnly else { return }
+        guard readOnlyView != nil else {
+            // No journal when last replayed: one now is a cache that appeared.
+            try refreshReadOnly()
+            if readOnlyView != nil { changes.record(key: nil, kind: .cleared) }
+            return
+        }
+        let fileSystem = directory.fileSystem
+        readOnlyView?.catchUp(fileSystem: fileSystem)
+        let before = readOnlyView
+        var keys = before?.changedInOrder ?? []
+        guard let before, before.isReplaced || !keys.isEmpty else { return }
+        try refreshReadOnly()
+        // Lines the writer appended between the catch-up and the replay are in the table but
+        // were not read above: they are read now, from the same journal.
+        guard !before.isReplaced, let after = readOnlyView, after.identity == before.identity else {
+            changes.record(key: nil, kind: .cleared)
+            return
+        }
+        var gap = ReadOnlyView(path: after.path, fd: after.fd, identity: after.identity, replayedUpTo: before.lineStart)
+        gap.catchUp(fileSystem: fileSystem)
+        keys += gap.changedInOrder
+        // Each key once, at the place of its last line.
+        var seen: Set<String> = []
+        var ordered: [String] = []
+        for key in keys.reversed() where seen.insert(key).inserted { ordered.append(key) }
+        for key in ordered.reversed() {
+            let isReadable = table.index(of: key).map { table[$0].isReadable } ?? false
+            changes.record(key: key, kind: isReadable ? .committed : .removed)
+        }
+    }
+
     /// Replays the journal again, for a read-only cache: entries the writer committed since
     /// become readable, removed ones disappear. A writer's cache has nothing to refresh.
     mutating func refreshReadOnly() throws(CacheError) {

@@ -116,6 +116,31 @@ where S.Element: Sendable, S.Failure == Never {
         watchdog.cancel()
     }
 
+    /// A read-only cache beside a writer (here in this process; the engine's test uses another
+    /// one) follows the writer's journal: a key's values arrive as the writer sets them.
+    @Test func aReadOnlyCacheFollowsAWritersValues() async throws {
+        let writer = try ObjectCache<String, String>(directory: directory.url)
+        try await writer.set("one", forKey: "k")
+        let reader = try ObjectCache<String, String>(directory: directory.url, diskOptions: .init(readOnly: true))
+        let values = reader.values(forKey: "k")
+        let check = Task {
+            var iterator = values.makeAsyncIterator()
+            var seen: [String??] = [await iterator.next()]
+            try? await writer.set("two", forKey: "k")
+            seen.append(await iterator.next())
+            _ = try? await writer.removePermanently(forKey: "k")
+            seen.append(await iterator.next())
+            return seen
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(30))
+            check.cancel()
+        }
+        let seen = await check.value
+        watchdog.cancel()
+        #expect(seen == [.some("one"), .some("two"), .some(nil)])
+    }
+
     @Test func cancellingTheTaskEndsTheSubscription() async throws {
         let cache = try ObjectCache<String, String>(directory: directory.url)
         let values = cache.values(forKey: "k")
