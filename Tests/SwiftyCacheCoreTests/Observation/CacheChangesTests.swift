@@ -162,6 +162,51 @@ import Testing
         #expect(received == [CacheChange(key: "a", kind: .committed)])
     }
 
+    /// Subscribers come and go (some consume a little, some are cancelled waiting, some are
+    /// dropped unread) while writers commit: for ThreadSanitizer, and for the hub's bookkeeping.
+    @Test func subscribersComeAndGoWhileWritersCommit() async throws {
+        let cache = try openCache(directory.url, storage: .packed)
+        let hub = cache.changes().subscription.hub
+        // Writers commit until every subscriber is done, so a consumer waiting for changes
+        // always gets them.
+        let done = LockedState(false)
+        let writers = Task.detached {
+            DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                var step = 0
+                while !done.withLock({ $0 }) {
+                    try? cache.set("w\(writer)-\(step % 17)", "\(step)", "")
+                    step += 1
+                }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for round in 0..<30 {
+                group.addTask {
+                    let changes = cache.changes(bufferingKeys: 8)
+                    switch round % 3 {
+                    case 0:
+                        var taken = 0
+                        for await _ in changes {
+                            taken += 1
+                            if taken == 3 { break }
+                        }
+                    case 1:
+                        let consumer = Task { for await _ in changes {} }
+                        consumer.cancel()
+                        await consumer.value
+                    default:
+                        _ = changes  // dropped unread
+                    }
+                }
+            }
+        }
+        done.withLock { $0 = true }
+        await writers.value
+        try cache.set("last", "", "")
+        // Every subscription above has ended: none is left recording.
+        #expect(!hub.isObserved)
+    }
+
     @Test func withoutSubscribersNothingIsRecorded() throws {
         let cache = try openCache(directory.url, storage: .packed)
         let hub = cache.changes().subscription.hub  // subscribed and dropped at once
