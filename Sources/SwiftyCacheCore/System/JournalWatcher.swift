@@ -18,12 +18,30 @@ package final class JournalWatcher: Sendable {
 
     private let stopper: Stopper
 
+    /// How the watcher learns of changes.
+    package enum Mechanism: Sendable {
+        /// The platform's notifications, or the timed check where they cannot be set up.
+        case automatic
+        /// The timed check alone (for the tests of it).
+        case timed
+    }
+
     /// Starts watching `directory` (which holds `journal`).
-    package init(directory: String, onChange: @escaping @Sendable () -> Void) {
+    package init(
+        directory: String, mechanism: Mechanism = .automatic, onChange: @escaping @Sendable () -> Void
+    ) {
         stopper = Stopper()
         let stopper = self.stopper
         DispatchQueue(label: "SwiftyCache.JournalWatcher").async {
-            Self.watch(directory: directory, stopper: stopper, onChange: onChange)
+            if mechanism == .automatic,
+                JournalWatcher.watchWithNotifications(directory: directory, stopper: stopper, onChange: onChange)
+            {
+                return
+            }
+            // The timed fallback.
+            while JournalWatcher.wait(for: -1, stopper: stopper, timeout: JournalWatcher.fallbackIntervalMilliseconds) {
+                onChange()
+            }
         }
     }
 
@@ -77,7 +95,9 @@ extension JournalWatcher {
         }
     }
 
-    static func watch(directory: String, stopper: Stopper, onChange: @Sendable () -> Void) {
+    /// Watches with the platform's notifications until stopped; `false` if they cannot be set
+    /// up here.
+    static func watchWithNotifications(directory: String, stopper: Stopper, onChange: @Sendable () -> Void) -> Bool {
         #if os(Linux) || os(Android)
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         let watched =
@@ -87,19 +107,22 @@ extension JournalWatcher {
         if watched {
             defer { close(fd) }
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            // What changed between the subscription and the watch being set up.
+            onChange()
             while wait(for: fd, stopper: stopper, timeout: -1) {
                 // Every event pending is read; one call covers them all.
                 while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
                 onChange()
             }
-            return
+            return true
         }
         if fd >= 0 { close(fd) }
+        return false
         #elseif canImport(Darwin)
-        if watchWithDispatchSources(directory: directory, stopper: stopper, onChange: onChange) { return }
+        return watchWithDispatchSources(directory: directory, stopper: stopper, onChange: onChange)
+        #else
+        return false
         #endif
-        // The timed fallback.
-        while wait(for: -1, stopper: stopper, timeout: fallbackIntervalMilliseconds) { onChange() }
     }
 
     #if canImport(Darwin)
@@ -118,6 +141,8 @@ extension JournalWatcher {
         directorySource.setEventHandler { signal.signal() }
         directorySource.resume()
         defer { directorySource.cancel() }
+        // What changed between the subscription and the watch being set up.
+        onChange()
         while !stopper.isStopped {
             let journalFD = open(directory + "/journal", O_EVTONLY)
             var journalSource: (any DispatchSourceFileSystemObject)?
