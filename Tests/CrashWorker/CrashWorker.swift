@@ -24,8 +24,10 @@ enum CrashWorker {
         if arguments.count == 5, arguments[1] == "few-descriptors", let limit = Int(arguments[3]) {
             useManySegments(arguments[2], descriptorLimit: limit, maxOpenSegments: Int(arguments[4]))
         }
-        if arguments.count == 4 || arguments.count == 5, arguments[1] == "writer", let count = Int(arguments[3]) {
-            writeEntries(arguments[2], commits: count, packed: arguments.count == 5 && arguments[4] == "packed")
+        if (4...6).contains(arguments.count), arguments[1] == "writer", let count = Int(arguments[3]) {
+            writeEntries(
+                arguments[2], commits: count, packed: arguments.count >= 5 && arguments[4] == "packed",
+                waitsAfterReady: arguments.count == 6 && arguments[5] == "wait")
         }
         guard arguments.count == 6 || arguments.count == 7, let seed = UInt64(arguments[3]),
             let base = Int(arguments[4]), let maxSize = Int(arguments[5])
@@ -214,7 +216,7 @@ enum CrashWorker {
     /// prints `ready` after the first commit and `done` at the end. The read-only tests read the
     /// directory meanwhile from another process.
     /// With `packed`, in packed storage with small segments, compacting every 500 commits.
-    static func writeEntries(_ path: String, commits: Int, packed: Bool) -> Never {
+    static func writeEntries(_ path: String, commits: Int, packed: Bool, waitsAfterReady: Bool = false) -> Never {
         do {
             var options = DiskLRUCache.Options(storage: packed ? .packed : .files)
             options.packedSegmentSize = 64 << 10
@@ -231,7 +233,11 @@ enum CrashWorker {
                         },
                         forKey: key)
                 }
-                if sequence == 1 { say("ready") }
+                if sequence == 1 {
+                    say("ready")
+                    // With `wait`, the reader says when it is watching (a line on standard input).
+                    if waitsAfterReady { _ = readLine() }
+                }
                 if packed && sequence % 500 == 0 { try cache.compact() }
             }
             try cache.close()

@@ -14,15 +14,21 @@ import Testing
         let directory = TemporaryDirectory()
         let writer = Process()
         writer.executableURL = reliabilityWorker
-        writer.arguments = ["writer", directory.path, "3000", storage.inlineLimit == nil ? "files" : "packed"]
+        writer.arguments = ["writer", directory.path, "3000", storage.inlineLimit == nil ? "files" : "packed", "wait"]
         let output = Pipe()
+        let input = Pipe()
         writer.standardOutput = output
+        writer.standardInput = input
         try writer.run()
-        var said = Data()
-        while !String(decoding: said, as: UTF8.self).contains("ready") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            said.append(chunk)
+        // Blocking waits go to a thread of their own, not to the cooperative pool that the
+        // async tests running beside this one share.
+        await Self.offPool {
+            var said = Data()
+            while !String(decoding: said, as: UTF8.self).contains("ready") {
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                said.append(chunk)
+            }
         }
         let reader = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 30,
@@ -31,6 +37,8 @@ import Testing
         // What a consumer shows when it subscribes: the state now; changes then keep it true.
         var initial: [String: Bool] = [:]
         for index in 0..<20 { initial["k\(index)"] = try Self.exists("k\(index)", in: reader) }
+        // The writer goes on once the reader watches.
+        input.fileHandleForWriting.write(Data("go\n".utf8))
         // The consumer applies every change it is given (re-reading everything on `cleared`),
         // while the writer runs, and reports its model after each.
         let progress = AsyncStream<(model: [String: Bool], perKey: Int, cleared: Int)>.makeStream()
@@ -51,7 +59,7 @@ import Testing
             }
             progress.continuation.finish()
         }
-        writer.waitUntilExit()
+        await Self.offPool { writer.waitUntilExit() }
         #expect(writer.terminationStatus == 0)
         // The truth: the directory as the writer left it, read by a cache opened now.
         let truthReader = try DiskLRUCache(
@@ -59,9 +67,9 @@ import Testing
             options: DiskLRUCache.Options(readOnly: true, storage: storage))
         var truth: [String: Bool] = [:]
         for index in 0..<20 { truth["k\(index)"] = try Self.exists("k\(index)", in: truthReader) }
-        // Bounded: a watchdog ends the consumer (and the progress) after 60 seconds.
+        // Bounded: a watchdog ends the consumer (and the progress) after 120 seconds.
         let watchdog = Task {
-            try? await Task.sleep(for: .seconds(60))
+            try? await Task.sleep(for: .seconds(120))
             consumer.cancel()
         }
         var last: (model: [String: Bool], perKey: Int, cleared: Int) = (initial, 0, 0)
@@ -81,6 +89,16 @@ import Testing
         // something was delivered, and the model reached the truth through it.
         #expect(last.perKey + last.cleared > 0)
         try await reader.close()
+    }
+
+    /// Runs a blocking wait on a dispatch thread.
+    static func offPool(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                body()
+                continuation.resume()
+            }
+        }
     }
 
     static func exists(_ key: String, in cache: DiskLRUCache) throws -> Bool {

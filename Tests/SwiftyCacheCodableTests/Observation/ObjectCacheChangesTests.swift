@@ -4,7 +4,7 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
-/// Takes `count` elements of `sequence`, or what came within 30 seconds (a bound on a failure,
+/// Takes `count` elements of `sequence`, or what came within 120 seconds (a bound on a failure,
 /// so that an element that never comes fails the test instead of hanging it).
 func collect<S: AsyncSequence & Sendable>(_ count: Int, from sequence: S) async -> [S.Element]
 where S.Element: Sendable, S.Failure == Never {
@@ -18,7 +18,7 @@ where S.Element: Sendable, S.Failure == Never {
             return taken
         }
         group.addTask {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(120))
             return nil
         }
         let first = await group.next() ?? nil
@@ -68,7 +68,7 @@ where S.Element: Sendable, S.Failure == Never {
         let cache = try ObjectCache<String, String>(directory: directory.url)
         try await cache.set("first", forKey: "k")
         let values = cache.values(forKey: "k")
-        // Checked in a task that a watchdog cancels after 30 seconds: a value that never comes
+        // Checked in a task that a watchdog cancels after 120 seconds: a value that never comes
         // ends the iteration (`nil`) and fails the expectations instead of hanging the test.
         let check = Task {
             var iterator = values.makeAsyncIterator()
@@ -76,17 +76,17 @@ where S.Element: Sendable, S.Failure == Never {
             seen.append(await iterator.next())
             cache["k"] = "in memory"
             seen.append(await iterator.next())
-            try? await cache.set("on disk", forKey: "k")
-            try? await cache.set("other key", forKey: "unrelated")
+            try? setNow(cache, "on disk", forKey: "k")
+            try? setNow(cache, "other key", forKey: "unrelated")
             seen.append(await iterator.next())
-            _ = try? await cache.removePermanently(forKey: "k")
+            _ = try? removeNow(cache, forKey: "k")
             seen.append(await iterator.next())
             try? cache.close()
             seen.append(await iterator.next())
             return seen
         }
         let watchdog = Task {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(120))
             check.cancel()
         }
         let seen = await check.value
@@ -108,7 +108,7 @@ where S.Element: Sendable, S.Failure == Never {
             return reads
         }
         let watchdog = Task {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(120))
             consumer.cancel()
         }
         for index in 0..<100 { try await cache.set("\(index)", forKey: "k\(index)") }
@@ -126,14 +126,14 @@ where S.Element: Sendable, S.Failure == Never {
         let check = Task {
             var iterator = values.makeAsyncIterator()
             var seen: [String??] = [await iterator.next()]
-            try? await writer.set("two", forKey: "k")
+            try? setNow(writer, "two", forKey: "k")
             seen.append(await iterator.next())
-            _ = try? await writer.removePermanently(forKey: "k")
+            _ = try? removeNow(writer, forKey: "k")
             seen.append(await iterator.next())
             return seen
         }
         let watchdog = Task {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(120))
             check.cancel()
         }
         let seen = await check.value
@@ -153,4 +153,16 @@ where S.Element: Sendable, S.Failure == Never {
         let seen = await consumer.value
         #expect(seen <= 1)
     }
+}
+
+/// A set made on the calling thread, not offloaded to the I/O pool as the `async` overload in an
+/// `async` test would be: the tests that wait for its change do not wait for a pool thread that
+/// other tests, running beside them, may hold.
+func setNow(_ cache: ObjectCache<String, String>, _ value: String, forKey key: String) throws {
+    try cache.set(value, forKey: key)
+}
+
+/// A removal made on the calling thread (see ``setNow(_:_:forKey:)``).
+func removeNow(_ cache: ObjectCache<String, String>, forKey key: String) throws -> Bool {
+    try cache.removePermanently(forKey: key)
 }

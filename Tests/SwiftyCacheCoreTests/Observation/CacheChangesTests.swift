@@ -10,7 +10,7 @@ import Testing
 @Suite(.tags(.concurrency)) struct CacheChangesTests {
     let directory = TemporaryDirectory()
 
-    /// Takes `count` changes from `changes`, or what came within 30 seconds (a bound on a
+    /// Takes `count` changes from `changes`, or what came within 120 seconds (a bound on a
     /// failure, so that a change that never comes fails the test instead of hanging it).
     static func take(_ count: Int, from changes: CacheChanges) async -> [CacheChange] {
         await withTaskGroup(of: [CacheChange]?.self) { group in
@@ -23,7 +23,7 @@ import Testing
                 return taken
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(30))
+                try? await Task.sleep(for: .seconds(120))
                 return nil
             }
             let first = await group.next() ?? nil
@@ -32,11 +32,22 @@ import Testing
         }
     }
 
+    /// Runs blocking work on a dispatch thread, not on the cooperative pool that the async
+    /// tests running beside this one share.
+    static func offPool(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                body()
+                continuation.resume()
+            }
+        }
+    }
+
     /// The value of a consuming task, which is cancelled (ending its loop) if it has not
-    /// finished within 30 seconds: a failure then shows as wrong figures, never as a hang.
+    /// finished within 120 seconds: a failure then shows as wrong figures, never as a hang.
     static func boundedValue<T: Sendable>(of consumer: Task<T, Never>) async -> T {
         let watchdog = Task {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(120))
             consumer.cancel()
         }
         defer { watchdog.cancel() }
@@ -84,13 +95,15 @@ import Testing
             }
             return last
         }
-        DispatchQueue.concurrentPerform(iterations: 4) { writer in
-            for step in 0..<500 {
-                let key = "k\((writer * 31 + step) % 40)"
-                if step % 5 == 4 {
-                    _ = try? cache.remove(key)
-                } else {
-                    try? cache.set(key, "\(writer)", "\(step)")
+        await Self.offPool {
+            DispatchQueue.concurrentPerform(iterations: 4) { writer in
+                for step in 0..<500 {
+                    let key = "k\((writer * 31 + step) % 40)"
+                    if step % 5 == 4 {
+                        _ = try? cache.remove(key)
+                    } else {
+                        try? cache.set(key, "\(writer)", "\(step)")
+                    }
                 }
             }
         }
@@ -170,12 +183,14 @@ import Testing
         // Writers commit until every subscriber is done, so a consumer waiting for changes
         // always gets them.
         let done = LockedState(false)
-        let writers = Task.detached {
-            DispatchQueue.concurrentPerform(iterations: 2) { writer in
-                var step = 0
-                while !done.withLock({ $0 }) {
-                    try? cache.set("w\(writer)-\(step % 17)", "\(step)", "")
-                    step += 1
+        let writers = Task {
+            await Self.offPool {
+                DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                    var step = 0
+                    while !done.withLock({ $0 }) {
+                        try? cache.set("w\(writer)-\(step % 17)", "\(step)", "")
+                        step += 1
+                    }
                 }
             }
         }

@@ -23,7 +23,7 @@ import Testing
 
         var count: Int { state.withLock { $0.count } }
 
-        /// Whether a call comes after the first `seen`, within 30 seconds (a bound on a
+        /// Whether a call comes after the first `seen`, within 120 seconds (a bound on a
         /// failure, never a hang).
         func next(after seen: Int) async -> Bool {
             let stream = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -38,7 +38,7 @@ import Testing
                     return false
                 }
                 group.addTask {
-                    try? await Task.sleep(for: .seconds(30))
+                    try? await Task.sleep(for: .seconds(120))
                     return false
                 }
                 let first = await group.next() ?? false
