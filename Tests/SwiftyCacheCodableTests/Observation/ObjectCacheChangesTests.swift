@@ -4,29 +4,6 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
-/// Takes `count` elements of `sequence`, or what came within 120 seconds (a bound on a failure,
-/// so that an element that never comes fails the test instead of hanging it).
-func collect<S: AsyncSequence & Sendable>(_ count: Int, from sequence: S) async -> [S.Element]
-where S.Element: Sendable, S.Failure == Never {
-    await withTaskGroup(of: [S.Element]?.self) { group in
-        group.addTask {
-            var taken: [S.Element] = []
-            for await element in sequence {
-                taken.append(element)
-                if taken.count == count { break }
-            }
-            return taken
-        }
-        group.addTask {
-            try? await Task.sleep(for: .seconds(120))
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first ?? []
-    }
-}
-
 /// `ObjectCache.changes()` and `values(forKey:)`: typed changes of every kind, by key, in
 /// order; memory-only sets counted the moment they are made; evictions by key.
 @Suite(.tags(.concurrency)) struct ObjectCacheChangesTests {

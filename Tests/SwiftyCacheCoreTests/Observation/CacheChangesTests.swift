@@ -10,28 +10,6 @@ import Testing
 @Suite(.tags(.concurrency)) struct CacheChangesTests {
     let directory = TemporaryDirectory()
 
-    /// Takes `count` changes from `changes`, or what came within 120 seconds (a bound on a
-    /// failure, so that a change that never comes fails the test instead of hanging it).
-    static func take(_ count: Int, from changes: CacheChanges) async -> [CacheChange] {
-        await withTaskGroup(of: [CacheChange]?.self) { group in
-            group.addTask {
-                var taken: [CacheChange] = []
-                for await change in changes {
-                    taken.append(change)
-                    if taken.count == count { break }
-                }
-                return taken
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(120))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? []
-        }
-    }
-
     /// Runs blocking work on a dispatch thread, not on the cooperative pool that the async
     /// tests running beside this one share.
     static func offPool(_ body: @escaping @Sendable () -> Void) async {
@@ -64,22 +42,22 @@ import Testing
         _ = try await cache.remove("a")
         try cache.set("c", "3", "3")
         #expect(
-            await Self.take(3, from: changes) == [
+            await collect(3, from: changes) == [
                 CacheChange(key: "b", kind: .committed), CacheChange(key: "a", kind: .removed),
                 CacheChange(key: "c", kind: .committed),
             ])
         // Evictions: 600 bytes a value pair, a limit of 1,000: the second one evicts every
         // other entry, least recently used first, after its own commit.
         try cache.set("big1", String(repeating: "x", count: 300), String(repeating: "y", count: 300))
-        #expect(await Self.take(1, from: changes) == [CacheChange(key: "big1", kind: .committed)])
+        #expect(await collect(1, from: changes) == [CacheChange(key: "big1", kind: .committed)])
         try cache.set("big2", String(repeating: "x", count: 300), String(repeating: "y", count: 300))
         #expect(
-            await Self.take(4, from: changes) == [
+            await collect(4, from: changes) == [
                 CacheChange(key: "big2", kind: .committed), CacheChange(key: "b", kind: .evicted),
                 CacheChange(key: "c", kind: .evicted), CacheChange(key: "big1", kind: .evicted),
             ])
         try cache.evictAll()
-        #expect(await Self.take(1, from: changes) == [CacheChange(key: nil, kind: .cleared)])
+        #expect(await collect(1, from: changes) == [CacheChange(key: nil, kind: .cleared)])
     }
 
     @Test(arguments: bothStorages)
