@@ -91,44 +91,6 @@ struct CacheDirectory: Sendable {
     /// Where a new segment is written before it gets its own name (``CacheFileName/newSegment``).
     var newSegmentPath: String { path(CacheFileName.newSegment.name) }
 
-    /// Leaves the marker that tells the next open no stray file exists. Its first line records
-    /// the journal's size, identity and modification time, so that a journal another writer
-    /// (the Java library) changed since makes the marker void; the ``IndexSnapshot`` follows
-    /// it. Best effort: without it, the next open sweeps the directory and replays the journal,
-    /// which is only slower.
-    func leaveCleanMarker(snapshot: [UInt8]) {
-        guard let status = try? fileSystem.status(atPath: journalPath), status.kind == .regular,
-            let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.createTruncate, mode: FileModes.file)
-        else { return }
-        let text = Self.markerText(for: status)
-        try? fileSystem.writeAll(fd, Array(text.utf8) + snapshot)
-        try? fileSystem.close(fd)
-    }
-
-    /// The largest clean marker whose snapshot is read; past it the journal is replayed.
-    static let snapshotLimit: Int64 = 1 << 30
-
-    /// Whether the clean marker vouches for the journal as it is now and, with
-    /// `readsSnapshot`, the snapshot that follows its line (empty when there is none).
-    func readCleanMarker(for journal: FileStatus, readsSnapshot: Bool) -> (matches: Bool, snapshot: [UInt8]) {
-        guard let fd = try? fileSystem.open(cleanMarkerPath, flags: OpenFlags.readOnly, mode: 0) else {
-            return (false, [])
-        }
-        defer { try? fileSystem.close(fd) }
-        guard let status = try? fileSystem.status(of: fd), status.kind == .regular else { return (false, []) }
-        let wanted = readsSnapshot && status.size <= Self.snapshotLimit ? Int(status.size) : 256
-        var buffer = [UInt8](repeating: 0, count: max(wanted, 1))
-        let count = buffer.withUnsafeMutableBytes { (try? fileSystem.readFully(fd, into: $0, at: 0)) ?? 0 }
-        let marker = Array(Self.markerText(for: journal).utf8)
-        guard count >= marker.count, buffer[0..<marker.count].elementsEqual(marker) else { return (false, []) }
-        return (true, wanted == Int(status.size) ? Array(buffer[marker.count..<count]) : [])
-    }
-
-    private static func markerText(for journal: FileStatus) -> String {
-        "\(journal.size) \(journal.identity.device) \(journal.identity.inode) "
-            + "\(journal.modificationSeconds) \(journal.modificationNanoseconds)\n"
-    }
-
     /// Flushes the directory itself, so that renames and creations in it survive a power loss.
     func sync() throws(SystemCallError) {
         let fd = try fileSystem.open(path, flags: OpenFlags.directory, mode: 0)

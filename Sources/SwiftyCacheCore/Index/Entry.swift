@@ -1,6 +1,6 @@
-/// One cache entry as the index knows it.
+/// One cache entry as the index knows it, read out of its ``EntryRecord`` (its key is
+/// ``EntryTable/key(at:)``, in the arena, not copied here).
 struct Entry {
-    var key: String
     /// The committed length of each slot, in bytes.
     var lengths: SlotLengths
     /// Where the storage keeps the committed values (``ValueLocation/none`` for file storage).
@@ -9,7 +9,6 @@ struct Entry {
     var editorID: UInt64 = 0
     /// Changes on every successful commit; a snapshot can only be edited while it matches.
     var sequenceNumber: UInt64 = 0
-    // The flags last, so that they pack after the 8-byte fields (88 bytes an entry).
     /// Whether the entry has been committed at least once (a `CLEAN` line).
     var isReadable = false
     /// Whether the current edit's `DIRTY` line is in the journal. One-shot writes
@@ -23,7 +22,7 @@ struct Entry {
     /// debug builds stop here and release builds count the entry as empty rather than trap.
     var totalLength: Int {
         guard let total = lengths.total else {
-            assertionFailure("the lengths of \(key) add past Int.max")
+            assertionFailure("the lengths \(lengths) add past Int.max")
             return 0
         }
         return total

@@ -1,172 +1,406 @@
 /// The index: entries by key, in least-recently-used order, plus the count of committed ones.
 ///
+/// Three arrays of plain integers hold it: the entries' 40-byte ``EntryRecord``s (their LRU
+/// links are 32-bit record indices), the keys' bytes back to back in a ``KeyArena``, and a
+/// ``RecordBuckets`` hash table of 8-byte buckets. Nothing is allocated per entry: with keys
+/// of 64 bytes and two slots, an entry takes about 40 + 65 + 8 to 16 bytes (docs/PERFORMANCE.md
+/// measures the process). Keys are compared as bytes (they are ASCII) and hashed with XXH64
+/// under a seed drawn per table, so that keys chosen by an adversary do not collide more than
+/// others.
+///
 /// Indices come from ``index(of:)`` or the LRU walk and stay valid until the entry is removed.
 /// Using a stale one is a bug in the engine, never a consequence of input: debug builds assert.
+/// The table holds at most 4,294,967,294 entries and a terabyte of keys, far beyond the memory
+/// such an index would take.
 ///
-/// - Complexity: lookup, insert, remove and touch are O(1) amortized.
+/// - Complexity: lookup, insert, remove and touch are O(1) amortized (key bytes aside).
 struct EntryTable {
-    private var storage = LRUDictionary<String, Entry>()
+    var records: [EntryRecord] = []
+    var arena = KeyArena()
+    var buckets = RecordBuckets()
+    /// The head of the free list threaded through free records' `next`.
+    var freeHead = EntryRecord.none
+    /// Editors of the entries being edited, by record.
+    var editors: [Int: UInt64] = [:]
+    /// Lengths that do not fit a record (more than two slots, or 4 GiB and more), by record.
+    var spilledLengths: [Int: SlotLengths] = [:]
+    /// Packed offsets of 4 GiB and more, by record.
+    var spilledOffsets: [Int: Int64] = [:]
+    /// The least and most recently used records.
+    var eldestRecord = EntryRecord.none
+    var newestRecord = EntryRecord.none
+    let seed = UInt64.random(in: 0...UInt64.max)
+    /// All entries, committed or being created.
+    private(set) var count = 0
     /// How many entries have been committed (editors of new entries are not counted).
     private(set) var readableCount = 0
 
-    /// All entries, committed or being created.
-    var count: Int { storage.count }
     /// The least recently used entry, `-1` when empty.
-    var eldest: Int { storage.eldest }
+    var eldest: Int { Self.index(eldestRecord) }
 
-    func index(of key: String) -> Int? { storage.index(of: key) }
+    @inline(__always)
+    static func index(_ link: UInt32) -> Int { link == EntryRecord.none ? -1 : Int(link) }
+    @inline(__always)
+    static func link(_ index: Int) -> UInt32 { UInt32(truncatingIfNeeded: index) }
+
+    @inline(__always)
+    func tag(of key: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        RecordBuckets.tag(of: XXHash64.hash(UnsafeRawBufferPointer(key), seed: seed))
+    }
+
+    func index(of key: String) -> Int? {
+        var key = key
+        return key.withUTF8 { index(ofKey: $0) }
+    }
+
+    /// The index of the entry whose key has these bytes, or `nil`.
+    ///
+    /// - Complexity: O(1) expected: one hash of the key, one probe, one comparison of bytes.
+    func index(ofKey key: UnsafeBufferPointer<UInt8>) -> Int? {
+        buckets.find(tag: tag(of: key)) { record in keyMatches(record, key) }
+    }
+
+    @inline(__always)
+    private func keyMatches(_ record: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let stored = records[record]
+        return arena.keyEquals(at: stored.keyOffset, length: stored.keyLength, key)
+    }
 
     /// Every key in the index, committed or being edited.
-    /// - Complexity: O(n).
+    /// - Complexity: O(n), and a `String` per key: for tests and small tables only.
     var allKeys: Set<String> {
         var keys = Set<String>(minimumCapacity: count)
-        for index in storage.indicesInStorageOrder {
-            if let key = storage.key(at: index) { keys.insert(key) }
-        }
+        for index in records.indices where records[index].isLive { keys.insert(key(at: index)) }
         return keys
     }
 
-    mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
+    /// The key of the entry at `index`.
+    func key(at index: Int) -> String {
+        let record = records[index]
+        return arena.withKey(at: record.keyOffset, length: record.keyLength) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the key bytes of the entry at `index`, in place.
+    func withKey<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let record = records[index]
+        return arena.withKey(at: record.keyOffset, length: record.keyLength, body)
+    }
+
+    /// Makes room for `capacity` entries (and keys of `keyBytes` bytes in all), so that filling
+    /// the table allocates each array once.
+    mutating func reserveCapacity(_ capacity: Int, keyBytes: Int = 0) {
+        guard capacity > 0 else { return }
+        records.reserveCapacity(capacity)
+        buckets.reserveCapacity(capacity)
+        if keyBytes > 0 { arena.reserveCapacity(keyBytes) }
+    }
 
     /// The entry at a live index.
     subscript(_ index: Int) -> Entry {
-        guard let entry = storage.value(at: index) else {
+        guard index >= 0, index < records.count, records[index].isLive else {
             assertionFailure("EntryTable: no live entry at index \(index)")
-            return Entry(key: "", lengths: [])
+            return Entry(lengths: [])
         }
-        return entry
+        let record = records[index]
+        return Entry(
+            lengths: lengths(of: record, at: index), location: location(of: record, at: index),
+            editorID: record.isEditing ? editors[index] ?? 0 : 0, sequenceNumber: record.sequenceNumber,
+            isReadable: record.isReadable, isDirtyJournaled: record.flags.contains(.dirtyJournaled))
     }
 
-    /// The committed lengths of the entry at `index` if it is readable, read in place (no copy
-    /// of the entry): the read path's one look at it.
+    @inline(__always)
+    private func lengths(of record: EntryRecord, at index: Int) -> SlotLengths {
+        record.flags.contains(.spilledLengths) ? spilledLengths[index] ?? [] : record.inlineLengths
+    }
+
+    @inline(__always)
+    private func location(of record: EntryRecord, at index: Int) -> ValueLocation {
+        let offset = record.flags.contains(.spilledOffset) ? spilledOffsets[index] ?? 0 : Int64(record.offset)
+        return ValueLocation(segment: record.segment, offset: offset)
+    }
+
+    /// The committed lengths of the entry at `index` if it is readable: the read path's one
+    /// look at it.
     func readableLengths(_ index: Int) -> SlotLengths? {
-        guard storage.values[index]?.isReadable == true else { return nil }
-        return storage.values[index]?.lengths
+        let record = records[index]
+        guard record.isLive, record.isReadable else { return nil }
+        return lengths(of: record, at: index)
     }
 
-    /// The sum of the lengths of the entry at `index`, read in place; `nil` if it overflows.
-    func totalLength(_ index: Int) -> Int? { storage.values[index].map(\.lengths.total) ?? 0 }
+    /// The sum of the lengths of the entry at `index`; `nil` if it overflows.
+    func totalLength(_ index: Int) -> Int? { lengths(of: records[index], at: index).total }
 
-    /// The sequence number of the entry at `index`, read in place.
-    func sequenceNumber(_ index: Int) -> UInt64 { storage.values[index]?.sequenceNumber ?? 0 }
+    /// The sequence number of the entry at `index`.
+    func sequenceNumber(_ index: Int) -> UInt64 { records[index].sequenceNumber }
 
-    /// Where the values of the entry at `index` are, read in place.
-    func location(_ index: Int) -> ValueLocation { storage.values[index]?.location ?? .none }
+    /// Where the values of the entry at `index` are.
+    func location(_ index: Int) -> ValueLocation { location(of: records[index], at: index) }
+
+    /// Whether the entry at `index` has been committed.
+    func isReadable(_ index: Int) -> Bool { records[index].isLive && records[index].isReadable }
 
     /// The number of slots, live or free: ``entry(inSlot:)`` walks them in bounded batches.
-    var slotCount: Int { storage.values.count }
+    var slotCount: Int { records.count }
+
+    /// Whether `slot` holds an entry.
+    func isLive(slot: Int) -> Bool { slot >= 0 && slot < records.count && records[slot].isLive }
 
     /// The entry in `slot`, `nil` for a free one.
-    func entry(inSlot slot: Int) -> Entry? { slot < storage.values.count ? storage.values[slot] : nil }
+    func entry(inSlot slot: Int) -> Entry? { isLive(slot: slot) ? self[slot] : nil }
 
-    /// Where the committed entry in `slot` keeps its values, and their lengths, read in place
-    /// (no copy of the entry); `nil` for a free slot or an entry never committed.
+    /// Where the committed entry in `slot` keeps its values, and their lengths; `nil` for a
+    /// free slot or an entry never committed.
     func committedValues(inSlot slot: Int) -> (location: ValueLocation, lengths: SlotLengths)? {
-        guard slot < storage.values.count, storage.values[slot]?.isReadable == true,
-            let location = storage.values[slot]?.location, let lengths = storage.values[slot]?.lengths
-        else { return nil }
-        return (location, lengths)
+        guard isLive(slot: slot), records[slot].isReadable else { return nil }
+        let record = records[slot]
+        return (location(of: record, at: slot), lengths(of: record, at: slot))
     }
 
     /// Records that the entry's values moved (compaction); not a use, not a new version.
     mutating func setLocation(_ index: Int, _ location: ValueLocation) {
-        storage.update(at: index) { $0.location = location }
+        records[index].segment = location.segment
+        if let offset = UInt32(exactly: location.offset) {
+            records[index].offset = offset
+            if records[index].flags.contains(.spilledOffset) {
+                records[index].flags.remove(.spilledOffset)
+                spilledOffsets[index] = nil
+            }
+        } else {
+            records[index].offset = 0
+            records[index].flags.insert(.spilledOffset)
+            spilledOffsets[index] = location.offset
+        }
+    }
+
+    mutating func setLengths(_ index: Int, _ lengths: SlotLengths) {
+        if records[index].setInlineLengths(lengths) {
+            if spilledLengths[index] != nil { spilledLengths[index] = nil }
+        } else {
+            records[index].flags.insert(.spilledLengths)
+            spilledLengths[index] = lengths
+        }
     }
 
     /// Inserts a new entry as the most recently used one and returns its index.
     mutating func insert(key: String, valueCount: Int) -> Int {
-        storage.insert(Entry(key: key, lengths: SlotLengths(repeating: 0, count: valueCount)), forKey: key)
+        var key = key
+        return key.withUTF8 { bytes in
+            buckets.makeRoomForOneMore()
+            let index = place(key: bytes, valueCount: valueCount)
+            buckets.insert(index, tag: tag(of: bytes))
+            return index
+        }
     }
 
     /// The index of `key`'s entry, inserting a new one (as the most recently used) if there is
     /// none, with one hash lookup.
     mutating func indexInsertingIfAbsent(key: String, valueCount: Int) -> Int {
-        storage.indexInsertingIfAbsent(key) { Entry(key: key, lengths: SlotLengths(repeating: 0, count: valueCount)) }
+        var key = key
+        return key.withUTF8 { indexInsertingIfAbsent(key: $0, valueCount: valueCount).index }
+    }
+
+    /// The index of the entry whose key has these bytes, inserting a new one (as the most
+    /// recently used) if there is none, and whether it was inserted. One hash, one probe.
+    mutating func indexInsertingIfAbsent(
+        key: UnsafeBufferPointer<UInt8>, valueCount: Int
+    ) -> (index: Int, isNew: Bool) {
+        buckets.makeRoomForOneMore()
+        let tag = tag(of: key)
+        switch buckets.probe(tag: tag, { record in keyMatches(record, key) }) {
+        case .found(let record):
+            return (record, false)
+        case .vacant(let bucket):
+            // `place` leaves the buckets alone, so the bucket is still the probe's.
+            let index = place(key: key, valueCount: valueCount)
+            buckets.record(index, tag: tag, inBucket: bucket)
+            return (index, true)
+        }
     }
 
     /// Appends a committed entry as the most recently used one, for loading a whole index, with
     /// one probe of the hash table. Returns `false`, changing nothing, if the key is already in
     /// the table: a damaged or forged index, which the loader then discards.
     mutating func appendCommitted(key: String, lengths: SlotLengths, location: ValueLocation) -> Bool {
-        let entry = Entry(key: key, lengths: lengths, location: location, isReadable: true)
-        guard storage.insertIfAbsent(entry, forKey: key) != nil else { return false }
-        readableCount += 1
+        var key = key
+        return key.withUTF8 { appendCommitted(key: $0, lengths: lengths, location: location) }
+    }
+
+    mutating func appendCommitted(
+        key: UnsafeBufferPointer<UInt8>, lengths: SlotLengths, location: ValueLocation
+    ) -> Bool {
+        let (index, isNew) = indexInsertingIfAbsent(key: key, valueCount: lengths.count)
+        guard isNew else { return false }
+        setCommitted(index, lengths: lengths, location: location)
         return true
+    }
+
+    /// Stores a new entry in a free record (the last freed one, or a new one at the end) and
+    /// links it as the newest, without touching the hash table.
+    private mutating func place(key: UnsafeBufferPointer<UInt8>, valueCount: Int) -> Int {
+        var record = EntryRecord()
+        record.setKey(offset: arena.append(key), length: key.count)
+        record.flags = .live
+        if !record.setInlineLengths(SlotLengths(repeating: 0, count: valueCount)) {
+            record.flags.insert(.spilledLengths)
+        }
+        record.previous = newestRecord
+        let index: Int
+        if freeHead != EntryRecord.none {
+            index = Int(freeHead)
+            freeHead = records[index].next
+            records[index] = record
+        } else {
+            index = records.count
+            records.append(record)
+        }
+        if record.flags.contains(.spilledLengths) {
+            spilledLengths[index] = SlotLengths(repeating: 0, count: valueCount)
+        }
+        if newestRecord != EntryRecord.none {
+            records[Int(newestRecord)].next = Self.link(index)
+        } else {
+            eldestRecord = Self.link(index)
+        }
+        newestRecord = Self.link(index)
+        count &+= 1
+        return index
     }
 
     /// Marks the entry committed with `lengths` at `location`, with no editor, in one update.
     mutating func setCommitted(
         _ index: Int, lengths: SlotLengths, location: ValueLocation = .none, sequenceNumber: UInt64 = 0
     ) {
-        let wasReadable = self[index].isReadable
-        let updated: Void? = storage.update(at: index) {
-            $0.editorID = 0
-            $0.isDirtyJournaled = false
-            $0.isReadable = true
-            $0.lengths = lengths
-            $0.location = location
-            $0.sequenceNumber = sequenceNumber
-        }
-        assert(updated != nil, "EntryTable: no live entry at index \(index)")
-        if !wasReadable { readableCount += 1 }
+        assert(isLive(slot: index), "EntryTable: no live entry at index \(index)")
+        if !records[index].isReadable { readableCount &+= 1 }
+        if records[index].isEditing { editors[index] = nil }
+        records[index].flags.subtract([.editing, .dirtyJournaled])
+        records[index].flags.insert(.readable)
+        records[index].sequenceNumber = sequenceNumber
+        setLengths(index, lengths)
+        setLocation(index, location)
     }
 
-    /// Removes the entry at `index` and returns it.
+    /// Removes the entry at `index` and returns what it was.
     @discardableResult
     mutating func remove(at index: Int) -> Entry {
-        guard let entry = storage.remove(at: index) else {
+        guard isLive(slot: index) else {
             assertionFailure("EntryTable: no live entry to remove at index \(index)")
-            return Entry(key: "", lengths: [])
+            return Entry(lengths: [])
         }
-        if entry.isReadable { readableCount -= 1 }
+        let entry = self[index]
+        let record = records[index]
+        unlink(index)
+        withKey(at: index) { key in buckets.remove(index, tag: tag(of: key)) }
+        arena.release(length: record.keyLength)
+        if entry.isReadable { readableCount &-= 1 }
+        if record.isEditing { editors[index] = nil }
+        if record.flags.contains(.spilledLengths) { spilledLengths[index] = nil }
+        if record.flags.contains(.spilledOffset) { spilledOffsets[index] = nil }
+        var free = EntryRecord()
+        free.next = freeHead
+        records[index] = free
+        freeHead = Self.link(index)
+        count &-= 1
+        if arena.needsCompaction { compactKeys() }
         return entry
     }
 
+    /// Slides the live keys over the removed ones (see ``KeyArena/compact(owner:relocate:)``).
+    ///
+    /// - Complexity: O(arena), once the removed keys are a quarter of it.
+    mutating func compactKeys() {
+        var arena = self.arena
+        self.arena = KeyArena()  // `arena` is now the only reference to the bytes
+        arena.compact(
+            owner: { offset, key in
+                // Live keys have distinct offsets, and a moved key's new offset is below every
+                // key not yet visited: the record at this offset owns these bytes.
+                buckets.find(tag: tag(of: key)) { record in
+                    records[record].keyOffset == offset && records[record].keyLength == key.count
+                }
+            },
+            relocate: { record, newOffset in records[record].setKey(offset: newOffset, length: records[record].keyLength) })
+        self.arena = arena
+    }
+
     /// Marks the entry as the most recently used.
-    mutating func touch(_ index: Int) { storage.touch(index) }
+    mutating func touch(_ index: Int) {
+        let link = Self.link(index)
+        guard newestRecord != link, isLive(slot: index) else { return }
+        unlink(index)
+        records[index].previous = newestRecord
+        if newestRecord != EntryRecord.none {
+            records[Int(newestRecord)].next = link
+        } else {
+            eldestRecord = link
+        }
+        newestRecord = link
+    }
+
+    private mutating func unlink(_ index: Int) {
+        let record = records[index]
+        if record.previous != EntryRecord.none {
+            records[Int(record.previous)].next = record.next
+        } else {
+            eldestRecord = record.next
+        }
+        if record.next != EntryRecord.none {
+            records[Int(record.next)].previous = record.previous
+        } else {
+            newestRecord = record.previous
+        }
+        records[index].previous = EntryRecord.none
+        records[index].next = EntryRecord.none
+    }
 
     mutating func setReadable(_ index: Int, _ isReadable: Bool) {
-        guard self[index].isReadable != isReadable else { return }
-        storage.update(at: index) { $0.isReadable = isReadable }
-        readableCount += isReadable ? 1 : -1
+        guard records[index].isReadable != isReadable else { return }
+        if isReadable {
+            records[index].flags.insert(.readable)
+            readableCount &+= 1
+        } else {
+            records[index].flags.remove(.readable)
+            readableCount &-= 1
+        }
     }
 
-    mutating func setLengths(_ index: Int, _ lengths: SlotLengths) {
-        storage.update(at: index) { $0.lengths = lengths }
+    mutating func setEditor(_ index: Int, _ editorID: UInt64) {
+        if editorID == 0 {
+            records[index].flags.remove(.editing)
+            editors[index] = nil
+        } else {
+            records[index].flags.insert(.editing)
+            editors[index] = editorID
+        }
     }
-    mutating func setEditor(_ index: Int, _ editorID: UInt64) { storage.update(at: index) { $0.editorID = editorID } }
+
     mutating func setDirtyJournaled(_ index: Int, _ isJournaled: Bool) {
-        storage.update(at: index) { $0.isDirtyJournaled = isJournaled }
+        if isJournaled {
+            records[index].flags.insert(.dirtyJournaled)
+        } else {
+            records[index].flags.remove(.dirtyJournaled)
+        }
     }
 
     /// The index of the entry after `index` in LRU order (towards the newest), `-1` at the end.
-    func indexAfter(_ index: Int) -> Int { storage.indexAfter(index) }
+    func indexAfter(_ index: Int) -> Int { isLive(slot: index) ? Self.index(records[index].next) : -1 }
 
     /// Indices from least to most recently used.
-    /// - Complexity: O(n).
-    var indicesInLRUOrder: [Int] { storage.indicesInLRUOrder }
+    /// - Complexity: O(n), and an array of n indices.
+    var indicesInLRUOrder: [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(count)
+        var cursor = eldest
+        while cursor != -1 {
+            result.append(cursor)
+            cursor = indexAfter(cursor)
+        }
+        return result
+    }
 
     /// Indices of live entries in storage order, which is not LRU order.
-    /// - Complexity: O(capacity), reading memory sequentially.
-    var indicesInStorageOrder: [Int] { storage.indicesInStorageOrder }
-
-    /// Checks that the dictionary, its LRU links and the readable count agree. Returns the
-    /// first violation, `nil` when there is none.
-    ///
-    /// - Complexity: O(n).
-    func invariantViolation() -> String? {
-        if let problem = storage.invariantViolation() { return problem }
-        var readable = 0
-        for index in storage.indicesInStorageOrder {
-            guard let entry = storage.value(at: index) else { return "no value at live index \(index)" }
-            guard storage.index(of: entry.key) == index else { return "entry \(entry.key) is not at its index" }
-            if entry.isReadable { readable += 1 }
-        }
-        guard readable == readableCount else {
-            return "readableCount is \(readableCount) but \(readable) entries are readable"
-        }
-        return nil
-    }
+    /// - Complexity: O(capacity), and an array of n indices.
+    var indicesInStorageOrder: [Int] { records.indices.filter { records[$0].isLive } }
 
     mutating func removeAll() {
         self = EntryTable()

@@ -2,7 +2,7 @@
 /// journal: the journal stays the source of truth (and the Java format), the snapshot only a
 /// shortcut to the state it describes.
 ///
-/// It follows the clean marker's line in `journal.clean` (see ``CacheDirectory``), so it is
+/// It follows the clean marker's line in `journal.clean` (see ``CacheDirectory/leaveCleanMarker(writingSnapshot:)``), so it is
 /// used only when the marker vouches for the journal as it is: a journal that another writer
 /// (the Java library) or a crashed session changed since makes both void, and the journal is
 /// replayed. Opening deletes the marker, snapshot included, before anything else. Integers are
@@ -16,47 +16,78 @@
 ///                                   and in packed storage the record's segment and offset
 ///     XXH64 of all the above        8 bytes, little-endian
 ///
-/// - Complexity: O(entries) to write and to read; reading allocates the index and nothing per
-///   entry beyond its key (none for keys of up to 15 bytes, which `String` holds inline) and,
-///   past two slots, its lengths (``SlotLengths``).
+/// Both directions go through a buffer of at most a mebibyte (the checksum is computed as the
+/// bytes pass), never the whole snapshot: a snapshot of ten million entries is hundreds of
+/// megabytes, which neither `close()` nor the next open holds beside the index.
+///
+/// - Complexity: O(entries) to write and to read; reading allocates the index's arrays once
+///   (their sizes are known up front) and nothing per entry: keys go from the read buffer
+///   into the key arena.
 enum IndexSnapshot {
     static let magic = Array("SCIDX001".utf8)
+    /// The size of the buffer bytes go through.
+    static let bufferSize = 1 << 20
 
-    /// The snapshot of `table` (committed entries only, in LRU order); `nil` when an entry
-    /// cannot be written (an edit in progress, or a key longer than 255 bytes, which only a
-    /// journal the Java library wrote can hold).
-    static func encode(
-        _ table: EntryTable, appVersion: Int, valueCount: Int, storesLocations: Bool, redundantOpCount: Int
-    ) -> [UInt8]? {
+    /// Whether `table` can be written: only committed entries with `valueCount` lengths and
+    /// keys of 1 to 255 bytes, not an edit in progress (nor a key longer than 255 bytes,
+    /// which only a journal the Java library wrote can hold).
+    ///
+    /// - Complexity: O(entries), allocating nothing.
+    static func canWrite(_ table: EntryTable, valueCount: Int) -> Bool {
+        var cursor = table.eldest
+        while cursor != -1 {
+            let entry = table[cursor]
+            guard entry.isReadable, !entry.isBeingEdited, entry.lengths.count == valueCount,
+                table.withKey(at: cursor, { (1...255).contains($0.count) })
+            else { return false }
+            cursor = table.indexAfter(cursor)
+        }
+        return true
+    }
+
+    /// Writes the snapshot of `table` (committed entries only, in LRU order) through `emit`,
+    /// a mebibyte at a time; writes nothing when ``canWrite(_:valueCount:)`` says it cannot.
+    /// Stops at the first piece `emit` fails to write (returns `false`).
+    static func write(
+        _ table: EntryTable, appVersion: Int, valueCount: Int, storesLocations: Bool, redundantOpCount: Int,
+        to emit: (UnsafeRawBufferPointer) -> Bool
+    ) {
+        guard canWrite(table, valueCount: valueCount) else { return }
+        var hasher = XXHash64.Stream()
         var bytes = magic
-        bytes.reserveCapacity(magic.count + table.count * (24 + 3 * valueCount) + 32)
+        bytes.reserveCapacity(bufferSize + 1024)
+        var failed = false
+        func flush() {
+            guard !failed else { return }
+            bytes.withUnsafeBytes { piece in
+                hasher.update(piece)
+                failed = !emit(piece)
+            }
+            bytes.removeAll(keepingCapacity: true)
+        }
         appendVarint(UInt64(bitPattern: Int64(appVersion)), to: &bytes)
         appendVarint(UInt64(valueCount), to: &bytes)
         bytes.append(storesLocations ? 1 : 0)
         appendVarint(UInt64(max(0, redundantOpCount)), to: &bytes)
         appendVarint(UInt64(table.count), to: &bytes)
         var cursor = table.eldest
-        while cursor != -1 {
+        while cursor != -1 && !failed {
             let entry = table[cursor]
-            guard entry.isReadable, !entry.isBeingEdited, entry.lengths.count == valueCount else { return nil }
-            var key = entry.key
-            let fits = key.withUTF8 { utf8 -> Bool in
-                guard (1...255).contains(utf8.count) else { return false }
-                bytes.append(UInt8(utf8.count))
-                bytes.append(contentsOf: utf8)
-                return true
+            table.withKey(at: cursor) { key in
+                bytes.append(UInt8(truncatingIfNeeded: key.count))
+                bytes.append(contentsOf: key)
             }
-            guard fits else { return nil }
             for length in entry.lengths { appendVarint(UInt64(max(0, length)), to: &bytes) }
             if storesLocations {
                 appendVarint(UInt64(entry.location.segment), to: &bytes)
                 appendVarint(UInt64(max(0, entry.location.offset)), to: &bytes)
             }
+            if bytes.count >= bufferSize { flush() }
             cursor = table.indexAfter(cursor)
         }
-        let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
-        withUnsafeBytes(of: checksum.littleEndian) { bytes.append(contentsOf: $0) }
-        return bytes
+        flush()
+        guard !failed else { return }
+        withUnsafeBytes(of: hasher.finalize().littleEndian) { _ = emit($0) }
     }
 
     /// What a loaded snapshot says beside its entries.
@@ -67,137 +98,51 @@ enum IndexSnapshot {
         var totalLength: Int
     }
 
-    /// Loads a snapshot into `table` (which must be empty), or returns `nil`, leaving `table`
-    /// empty, when the bytes are not a whole, matching snapshot or its lengths add up past
-    /// `Int.max`.
-    static func decode(
-        _ snapshot: UnsafeRawBufferPointer, appVersion: Int, valueCount: Int, storesLocations: Bool,
-        into table: inout EntryTable
+    /// Loads the snapshot in `region` into `table` (which must be empty), or returns `nil`,
+    /// leaving `table` empty, when the bytes are not a whole, matching snapshot or its lengths
+    /// add up past `Int.max`.
+    static func read(
+        _ region: FileRegion, appVersion: Int, valueCount: Int, storesLocations: Bool, into table: inout EntryTable
     ) -> Loaded? {
-        guard snapshot.count >= magic.count + 8 else { return nil }
-        let body = UnsafeRawBufferPointer(rebasing: snapshot[..<(snapshot.count - 8)])
-        let stored = UInt64(littleEndian: snapshot.loadUnaligned(fromByteOffset: snapshot.count - 8, as: UInt64.self))
-        guard body.prefix(magic.count).elementsEqual(magic), XXHash64.hash(body) == stored else { return nil }
-        var reader = Reader(bytes: body, position: magic.count)
-        guard reader.varint() == UInt64(bitPattern: Int64(appVersion)), reader.varint() == UInt64(valueCount),
-            reader.byte() == (storesLocations ? 1 : 0),
-            let redundant = reader.varint().flatMap({ Int(exactly: $0) }),
-            let count = reader.varint().flatMap({ Int(exactly: $0) }),
-            count <= body.count  // every entry takes bytes: a count past them is damage
-        else { return nil }
-        table.reserveCapacity(count)
-        var total = 0
-        for _ in 0..<count {
-            guard let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations),
-                let entryTotal = entry.lengths.total
-            else {
-                table.removeAll()
-                return nil
+        guard region.count >= magic.count + 8, valueCount >= 0, valueCount <= 1 << 20 else { return nil }
+        let bodyCount = region.count - 8
+        // Every entry fits the buffer whole: its key, its lengths and location as varints.
+        let largestEntry = 1 + 255 + 10 * (valueCount + 2)
+        var reader = Reader(region: region, bodyCount: bodyCount, capacity: max(bufferSize, 2 * largestEntry))
+        defer { reader.deallocate() }
+        let loaded = { () -> Loaded? in
+            guard reader.ensure(largestEntry), reader.skip(magic), reader.varint() == UInt64(bitPattern: Int64(appVersion)),
+                reader.varint() == UInt64(valueCount), reader.byte() == (storesLocations ? 1 : 0),
+                let redundant = reader.varint().flatMap({ Int(exactly: $0) }),
+                let count = reader.varint().flatMap({ Int(exactly: $0) }),
+                count <= bodyCount  // every entry takes bytes: a count past them is damage
+            else { return nil }
+            // Keys take less than the snapshot: their bytes are reserved once, never regrown.
+            table.reserveCapacity(count, keyBytes: bodyCount)
+            var total = 0
+            for _ in 0..<count {
+                guard reader.ensure(largestEntry),
+                    let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations),
+                    let entryTotal = entry.lengths.total
+                else { return nil }
+                let (sum, overflow) = total.addingReportingOverflow(entryTotal)
+                guard !overflow else { return nil }
+                total = sum
+                // A key twice: not an index this cache wrote.
+                guard table.appendCommitted(key: entry.key, lengths: entry.lengths, location: entry.location)
+                else { return nil }
             }
-            let (sum, overflow) = total.addingReportingOverflow(entryTotal)
-            guard !overflow else {
-                table.removeAll()
-                return nil
-            }
-            total = sum
-            guard table.appendCommitted(key: entry.key, lengths: entry.lengths, location: entry.location) else {
-                table.removeAll()  // a key twice: not an index this cache wrote
-                return nil
-            }
-        }
-        guard reader.position == body.count, table.count == count else {
+            guard reader.isAtEnd, table.count == count else { return nil }
+            return Loaded(redundantOpCount: redundant, totalLength: total)
+        }()
+        guard let loaded, reader.checksumMatches() else {
             table.removeAll()
             return nil
         }
-        return Loaded(redundantOpCount: redundant, totalLength: total)
+        return loaded
     }
 
-    private struct DecodedEntry {
-        var key: String
-        var lengths: SlotLengths
-        var location: ValueLocation
-    }
-
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var position: Int
-
-        @inline(__always)
-        mutating func byte() -> UInt8? {
-            guard position < bytes.count else { return nil }
-            let value = bytes.load(fromByteOffset: position, as: UInt8.self)
-            position &+= 1
-            return value
-        }
-
-        @inline(__always)
-        mutating func varint() -> UInt64? {
-            // One byte: every length below 128, the common case.
-            if position < bytes.count {
-                let first = bytes.load(fromByteOffset: position, as: UInt8.self)
-                if first & 0x80 == 0 {
-                    position &+= 1
-                    return UInt64(first)
-                }
-            }
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while let byte = byte() {
-                guard shift < 64 else { return nil }
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-
-        @inline(__always)
-        mutating func length() -> Int? { varint().flatMap { Int(exactly: $0) } }
-
-        mutating func entry(valueCount: Int, storesLocations: Bool) -> DecodedEntry? {
-            guard let keyLength = byte().map(Int.init), keyLength > 0, position + keyLength <= bytes.count,
-                let base = bytes.baseAddress
-            else { return nil }
-            let keyBytes = UnsafeBufferPointer(
-                start: (base + position).assumingMemoryBound(to: UInt8.self), count: keyLength)
-            guard JournalParser.isReplayableKey(keyBytes[...]) else { return nil }
-            let key = String(decoding: keyBytes, as: UTF8.self)
-            position += keyLength
-            // Inline for one or two slots: nothing allocated per entry.
-            let lengths: SlotLengths
-            if valueCount <= 2 {
-                var first = 0
-                var second = 0
-                if valueCount > 0 {
-                    guard let length = length() else { return nil }
-                    first = length
-                }
-                if valueCount > 1 {
-                    guard let length = length() else { return nil }
-                    second = length
-                }
-                lengths = SlotLengths(inline: first, second, count: valueCount)
-            } else {
-                var spilled: [Int] = []
-                spilled.reserveCapacity(valueCount)
-                for _ in 0..<valueCount {
-                    guard let length = length() else { return nil }
-                    spilled.append(length)
-                }
-                lengths = SlotLengths(spilled)
-            }
-            var location = ValueLocation.none
-            if storesLocations {
-                guard let segment = varint().flatMap({ UInt32(exactly: $0) }),
-                    let offset = varint().flatMap({ Int64(exactly: $0) })
-                else { return nil }
-                location = ValueLocation(segment: segment, offset: offset)
-            }
-            return DecodedEntry(key: key, lengths: lengths, location: location)
-        }
-    }
-
-    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)

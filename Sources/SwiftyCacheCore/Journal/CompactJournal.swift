@@ -21,10 +21,10 @@ struct CompactJournal {
         while cursor != -1 {
             let entry = table[cursor]
             if entry.isBeingEdited && entry.isDirtyJournaled {
-                Journal.appendLine(.dirty, key: entry.key, format: format, to: &bytes)
+                Journal.appendLine(.dirty, key: table.key(at: cursor), format: format, to: &bytes)
             } else if entry.isReadable {
                 Journal.appendLine(
-                    .clean(lengths: entry.lengths, location: entry.location), key: entry.key, format: format,
+                    .clean(lengths: entry.lengths, location: entry.location), key: table.key(at: cursor), format: format,
                     to: &bytes)
             }
             cursor = table.indexAfter(cursor)

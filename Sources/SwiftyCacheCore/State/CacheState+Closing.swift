@@ -36,11 +36,11 @@ extension CacheState {
         // directory is still locked, so no other cache can open before it exists.
         for trash in takePendingDeletions() { deleteFile(trash) }
         if failure == nil && isJournalHealthy && !hasUndeletedFiles {
-            let snapshot = IndexSnapshot.encode(
-                table, appVersion: journal.appVersion, valueCount: valueCount,
-                storesLocations: journal.format.storesLocations,
-                redundantOpCount: redundantOpCount)
-            directory.leaveCleanMarker(snapshot: snapshot ?? [])
+            directory.leaveCleanMarker { emit in
+                IndexSnapshot.write(
+                    table, appVersion: journal.appVersion, valueCount: valueCount,
+                    storesLocations: journal.format.storesLocations, redundantOpCount: redundantOpCount, to: emit)
+            }
         }
         releaseLock()
         return failure

@@ -21,7 +21,7 @@ extension CacheState {
             guard let entry = table.entry(inSlot: slot), entry.isReadable, entry.location.segment == segment else {
                 continue
             }
-            records.append(RecordToMove(key: entry.key, location: entry.location, lengths: entry.lengths))
+            records.append(RecordToMove(key: table.key(at: slot), location: entry.location, lengths: entry.lengths))
         }
         return (records, end < table.slotCount ? end : nil)
     }

@@ -135,7 +135,7 @@ extension CacheState {
         // A full cache evicts here, its REMOVE lines in the same journal write as the CLEAN
         // line and its files deleted after it, as the floor of set-plus-remove needs anyway.
         let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: index)
-        for victim in victims { journal.append(.remove, key: table[victim].key) }
+        for victim in victims { journal.append(.remove, key: table.key(at: victim)) }
         do {
             try journal.flush(operation: .commit, key: key)
         } catch {
@@ -152,7 +152,7 @@ extension CacheState {
         }
         changes.record(key: key, kind: .committed)
         for victim in victims {
-            changes.record(key: table[victim].key, kind: .evicted)
+            changes.record(key: table.key(at: victim), kind: .evicted)
             forgetEntryDeletingValues(victim)
         }
         noteGarbage()
@@ -269,7 +269,7 @@ extension CacheState {
     /// and journals the entry's state (`CLEAN` with the old lengths, or `REMOVE` for a new
     /// entry).
     mutating func abortEdit(at index: Int, staged: [StagedSlot?]) {
-        let key = table[index].key
+        let key = table.key(at: index)
         discardStaged(key: key, staged: staged)
         table.setEditor(index, 0)
         guard table[index].isDirtyJournaled else {

@@ -128,6 +128,6 @@ extension CacheState {
     ///
     /// - Complexity: O(n).
     func readableKeys() -> [String] {
-        table.indicesInLRUOrder.compactMap { index in table[index].isReadable ? table[index].key : nil }
+        table.indicesInLRUOrder.compactMap { index in table[index].isReadable ? table.key(at: index) : nil }
     }
 }

@@ -94,7 +94,7 @@ extension CacheState {
         _ summary: JournalParser.Summary, journalStatus: FileStatus, removedKeys: inout Set<String>,
         report: inout RecoveryReport
     ) throws(CacheError) {
-        let closedCleanly = directory.readCleanMarker(for: journalStatus, readsSnapshot: false).matches
+        let closedCleanly = directory.cleanMarkerMatches(journalStatus)
         // Removed before anything else, so a crash in this session makes the next open sweep.
         removeCleanMarker()
         if let corruption = summary.corruption {
@@ -143,14 +143,16 @@ extension CacheState {
     /// - Complexity: O(entries), reading the snapshot once; no journal line is parsed.
     private mutating func loadIndexSnapshot(_ journalStatus: FileStatus) throws(CacheError) -> Bool {
         guard replayFormat == journal.format else { return false }
-        let marker = directory.readCleanMarker(for: journalStatus, readsSnapshot: true)
-        guard marker.matches, !marker.snapshot.isEmpty else { return false }
-        let loaded = marker.snapshot.withUnsafeBytes {
-            IndexSnapshot.decode(
-                $0, appVersion: journal.appVersion, valueCount: valueCount,
-                storesLocations: journal.format.storesLocations, into: &table)
+        let appVersion = journal.appVersion
+        let storesLocations = journal.format.storesLocations
+        var loadedTable = EntryTable()
+        let loaded = directory.readCleanMarker(for: journalStatus) { snapshot in
+            IndexSnapshot.read(
+                snapshot, appVersion: appVersion, valueCount: valueCount, storesLocations: storesLocations,
+                into: &loadedTable)
         }
         guard let loaded else { return false }
+        table = loadedTable
         // Removed before anything else, so a crash in this session makes the next open replay.
         removeCleanMarker()
         size = loaded.totalLength
@@ -257,7 +259,7 @@ extension CacheState {
         var dropped = 0
         // In storage order, not LRU order: sequential memory, and removal keeps indices.
         for index in table.indicesInStorageOrder where table[index].isBeingEdited {
-            let key = table[index].key
+            let key = table.key(at: index)
             if isReadOnly {
                 table.remove(at: index)
             } else {

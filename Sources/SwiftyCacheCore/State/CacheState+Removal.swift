@@ -37,26 +37,27 @@ extension CacheState {
     /// entry whose values cannot all be deleted.
     mutating func removeEntries(_ indices: [Int], operation: CacheError.Operation) throws(CacheError) {
         guard !indices.isEmpty else { return }
-        let key = indices.count == 1 ? table[indices[0]].key : nil
+        let key = indices.count == 1 ? table.key(at: indices[0]) : nil
         if try journalRemovals(indices, operation: operation, key: key) { return }
         var failure: CacheError?
         var needJournal: [String] = []
         for index in indices {
             let entry = table[index]
+            let key = table.key(at: index)
             guard storage.deletesWithoutJournal(location: entry.location, lengths: entry.lengths) else {
-                needJournal.append(entry.key)
+                needJournal.append(key)
                 continue
             }
-            guard storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) else {
-                noteUndeletedFiles(of: entry.key)
+            guard storage.delete(key: key, location: entry.location, lengths: entry.lengths) else {
+                noteUndeletedFiles(of: key)
                 failure =
                     failure
                     ?? CacheError.ioFailure(
                         SystemCallError(call: "unlink", errno: Errno.io), operation: operation,
-                        path: storage.path(key: entry.key, slot: 0, staged: false), key: entry.key)
+                        path: storage.path(key: key, slot: 0, staged: false), key: key)
                 continue
             }
-            recordRemoval(of: entry.key, by: operation)
+            recordRemoval(of: key, by: operation)
             forgetEntry(index)
         }
         try? rebuildJournal()
@@ -81,14 +82,14 @@ extension CacheState {
     {
         guard journal.failure == nil else { return false }
         guard !indices.isEmpty else { return true }
-        for index in indices { journal.append(.remove, key: table[index].key) }
+        for index in indices { journal.append(.remove, key: table.key(at: index)) }
         do {
             try journal.flush(operation: operation, key: key, freesSpace: true)
         } catch {
             return false
         }
         for index in indices {
-            recordRemoval(of: table[index].key, by: operation)
+            recordRemoval(of: table.key(at: index), by: operation)
             forgetEntryDeletingValues(index)
         }
         redundantOpCount += indices.count
@@ -110,9 +111,10 @@ extension CacheState {
     /// Deletes an entry's committed values and drops it from the index, without journaling.
     mutating func forgetEntryDeletingValues(_ index: Int) {
         let entry = table[index]
+        let key = table.key(at: index)
         // Best effort: a file that cannot be deleted now is swept as unreferenced on open.
-        if !storage.delete(key: entry.key, location: entry.location, lengths: entry.lengths) {
-            noteUndeletedFiles(of: entry.key)
+        if !storage.delete(key: key, location: entry.location, lengths: entry.lengths) {
+            noteUndeletedFiles(of: key)
         }
         forgetEntry(index)
     }
@@ -135,7 +137,7 @@ extension CacheState {
 
     /// Drops an entry whose values are missing or damaged: a miss, never an error.
     mutating func dropDamagedEntry(_ index: Int) {
-        let key = table[index].key
+        let key = table.key(at: index)
         if table[index].isReadable { changes.record(key: key, kind: .removed) }
         journal.append(.remove, key: key)
         forgetEntryDeletingValues(index)

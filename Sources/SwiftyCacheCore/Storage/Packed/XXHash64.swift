@@ -6,11 +6,11 @@
 /// packed get's time (docs/PERFORMANCE.md). A torn write or a flipped bit changes the value
 /// but with probability 2⁻³² for the 32 bits a record keeps.
 package enum XXHash64 {
-    private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
-    private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
-    private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
-    private static let prime4: UInt64 = 0x85EB_CA77_C2B2_AE63
-    private static let prime5: UInt64 = 0x27D4_EB2F_1656_67C5
+    static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
+    static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
+    static let prime4: UInt64 = 0x85EB_CA77_C2B2_AE63
+    static let prime5: UInt64 = 0x27D4_EB2F_1656_67C5
 
     /// The hash of `bytes` with `seed` (0 for the reference values).
     ///
@@ -46,7 +46,7 @@ package enum XXHash64 {
     /// The hash of `bytes` with seed 0.
     package static func hash(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { hash($0) } }
 
-    private static func finish(
+    static func finish(
         _ start: UInt64, base: UnsafeRawPointer?, from: Int, to end: Int, length: Int
     ) -> UInt64 {
         var hash = start &+ UInt64(truncatingIfNeeded: length)
@@ -78,22 +78,22 @@ package enum XXHash64 {
     }
 
     @inline(__always)
-    private static func read64(_ base: UnsafeRawPointer, _ offset: Int) -> UInt64 {
+    static func read64(_ base: UnsafeRawPointer, _ offset: Int) -> UInt64 {
         UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     @inline(__always)
-    private static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+    static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
         (value << count) | (value >> (64 &- count))
     }
 
     @inline(__always)
-    private static func round(_ accumulator: UInt64, _ input: UInt64) -> UInt64 {
+    static func round(_ accumulator: UInt64, _ input: UInt64) -> UInt64 {
         rotate(accumulator &+ input &* prime2, 31) &* prime1
     }
 
     @inline(__always)
-    private static func merge(_ accumulator: UInt64, _ value: UInt64) -> UInt64 {
+    static func merge(_ accumulator: UInt64, _ value: UInt64) -> UInt64 {
         (accumulator ^ round(0, value)) &* prime1 &+ prime4
     }
 }

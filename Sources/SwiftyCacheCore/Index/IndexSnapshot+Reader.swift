@@ -1,0 +1,146 @@
+extension IndexSnapshot {
+    struct DecodedEntry {
+        /// The key's bytes, in the snapshot.
+        var key: UnsafeBufferPointer<UInt8>
+        var lengths: SlotLengths
+        var location: ValueLocation
+    }
+
+    /// Reads a snapshot's body through a buffer of bounded size: refilled from the file as it is
+    /// consumed, the bytes it reads hashed on the way for the checksum at the end.
+    struct Reader {
+        let region: FileRegion
+        /// The bytes before the checksum.
+        let bodyCount: Int
+        private let buffer: UnsafeMutableRawBufferPointer
+        /// The buffer's valid bytes.
+        private var filled = 0
+        /// The next byte to parse in the buffer.
+        private var position = 0
+        /// The next byte of the body to read from the file.
+        private var fileOffset = 0
+        private var hasher = XXHash64.Stream()
+
+        init(region: FileRegion, bodyCount: Int, capacity: Int) {
+            self.region = region
+            self.bodyCount = bodyCount
+            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
+        }
+
+        func deallocate() { buffer.deallocate() }
+
+        private var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: buffer[0..<filled]) }
+
+        /// Whether every byte of the body was parsed.
+        var isAtEnd: Bool { position == filled && fileOffset == bodyCount }
+
+        /// Makes `count` bytes available to parse if the body has them, moving what is left to
+        /// the buffer's start and reading more. `false` when the file could not be read.
+        mutating func ensure(_ count: Int) -> Bool {
+            guard filled &- position < count, fileOffset < bodyCount else { return true }
+            let left = filled &- position
+            if left > 0, position > 0, let base = buffer.baseAddress {
+                base.copyMemory(from: base + position, byteCount: left)
+            }
+            filled = left
+            position = 0
+            let want = min(buffer.count &- filled, bodyCount &- fileOffset)
+            let read = region.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled &+ want)]), at: fileOffset)
+            guard read == want else { return false }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[filled..<(filled &+ read)]))
+            filled &+= read
+            fileOffset &+= read
+            return true
+        }
+
+        /// Whether the checksum after the body is the body's XXH64.
+        func checksumMatches() -> Bool {
+            var stored: UInt64 = 0
+            let read = withUnsafeMutableBytes(of: &stored) { region.read(into: $0, at: bodyCount) }
+            return read == 8 && UInt64(littleEndian: stored) == hasher.finalize()
+        }
+
+        /// Consumes `expected` if the bytes are it.
+        mutating func skip(_ expected: [UInt8]) -> Bool {
+            guard filled &- position >= expected.count,
+                bytes[position..<(position &+ expected.count)].elementsEqual(expected)
+            else { return false }
+            position &+= expected.count
+            return true
+        }
+
+        @inline(__always)
+        mutating func byte() -> UInt8? {
+            guard position < filled else { return nil }
+            let value = buffer.load(fromByteOffset: position, as: UInt8.self)
+            position &+= 1
+            return value
+        }
+
+        @inline(__always)
+        mutating func varint() -> UInt64? {
+            // One byte: every length below 128, the common case.
+            if position < filled {
+                let first = buffer.load(fromByteOffset: position, as: UInt8.self)
+                if first & 0x80 == 0 {
+                    position &+= 1
+                    return UInt64(first)
+                }
+            }
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while let byte = byte() {
+                guard shift < 64 else { return nil }
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+
+        @inline(__always)
+        mutating func length() -> Int? { varint().flatMap { Int(exactly: $0) } }
+
+        mutating func entry(valueCount: Int, storesLocations: Bool) -> DecodedEntry? {
+            guard let keyLength = byte().map(Int.init), keyLength > 0, position + keyLength <= filled,
+                let base = buffer.baseAddress
+            else { return nil }
+            let keyBytes = UnsafeBufferPointer(
+                start: (base + position).assumingMemoryBound(to: UInt8.self), count: keyLength)
+            guard JournalParser.isReplayableKey(keyBytes[...]) else { return nil }
+            let key = keyBytes
+            position += keyLength
+            // Inline for one or two slots: nothing allocated per entry.
+            let lengths: SlotLengths
+            if valueCount <= 2 {
+                var first = 0
+                var second = 0
+                if valueCount > 0 {
+                    guard let length = length() else { return nil }
+                    first = length
+                }
+                if valueCount > 1 {
+                    guard let length = length() else { return nil }
+                    second = length
+                }
+                lengths = SlotLengths(inline: first, second, count: valueCount)
+            } else {
+                var spilled: [Int] = []
+                spilled.reserveCapacity(valueCount)
+                for _ in 0..<valueCount {
+                    guard let length = length() else { return nil }
+                    spilled.append(length)
+                }
+                lengths = SlotLengths(spilled)
+            }
+            var location = ValueLocation.none
+            if storesLocations {
+                guard let segment = varint().flatMap({ UInt32(exactly: $0) }),
+                    let offset = varint().flatMap({ Int64(exactly: $0) })
+                else { return nil }
+                location = ValueLocation(segment: segment, offset: offset)
+            }
+            return DecodedEntry(key: key, lengths: lengths, location: location)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+/// The hash table of ``EntryTable``: open addressing with linear probing over 8-byte buckets,
+/// each the index of a record (plus one; 0 is an empty bucket) beside the high 32 bits of its
+/// key's hash, the tag. A probe reads one array until a tag matches, and only then compares the
+/// key in the arena; the tag is also all that growing and removing need, so no hash is kept per
+/// record and no key is hashed again.
+///
+/// A bucket is picked from the tag's product with the golden ratio (Fibonacci hashing). Removal
+/// shifts the following cluster back (no tombstones), so lookups never slow down with churn.
+/// The table stays at most three quarters full and doubles when it would not: 8 bytes per entry
+/// just after it doubled, 16 just before, against 16 to 32 for a bucket of two `Int`s.
+///
+/// - Complexity: find, insert and remove are O(1) expected, amortized over growth.
+struct RecordBuckets {
+    private(set) var buckets: [UInt64] = []
+    /// 64 minus the base-2 logarithm of the bucket count.
+    private var shift: UInt64 = 64
+    private(set) var count = 0
+
+    /// Where a probe ended: the record that matched, or the empty bucket where a new one goes.
+    enum Probe {
+        case found(record: Int)
+        case vacant(bucket: Int)
+    }
+
+    /// The tag of a 64-bit hash.
+    @inline(__always)
+    static func tag(of hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) }
+
+    @inline(__always)
+    private func home(of tag: UInt32) -> Int {
+        Int(truncatingIfNeeded: (UInt64(tag) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    @inline(__always)
+    private var mask: Int { buckets.count &- 1 }
+
+    /// The record whose bucket has `tag` and for which `matches` holds, or `nil`.
+    @inline(__always)
+    func find(tag: UInt32, _ matches: (Int) -> Bool) -> Int? {
+        guard !buckets.isEmpty, case .found(let record) = probe(tag: tag, matches) else { return nil }
+        return record
+    }
+
+    /// Walks the probe sequence of `tag` to a matching record or the first empty bucket.
+    /// Requires a non-empty table.
+    @inline(__always)
+    func probe(tag: UInt32, _ matches: (Int) -> Bool) -> Probe {
+        buckets.withUnsafeBufferPointer { buckets in
+            var bucket = home(of: tag)
+            let mask = buckets.count &- 1
+            while true {
+                let stored = buckets[bucket]
+                if stored == 0 { return .vacant(bucket: bucket) }
+                if UInt32(truncatingIfNeeded: stored >> 32) == tag {
+                    let record = Int(truncatingIfNeeded: stored & 0xFFFF_FFFF) &- 1
+                    if matches(record) { return .found(record: record) }
+                }
+                bucket = (bucket &+ 1) & mask
+            }
+        }
+    }
+
+    /// Grows the table if one more entry would fill it past three quarters; call it before a
+    /// ``probe(tag:_:)`` whose vacant bucket ``record(_:tag:inBucket:)`` fills.
+    mutating func makeRoomForOneMore() {
+        if (count &+ 1) &* 4 > buckets.count &* 3 { grow(to: Swift.max(8, buckets.count &* 2)) }
+    }
+
+    /// Records `record` in the vacant bucket a probe just returned.
+    mutating func record(_ record: Int, tag: UInt32, inBucket bucket: Int) {
+        buckets[bucket] = Self.bucket(record: record, tag: tag)
+        count &+= 1
+    }
+
+    /// Records `record`, which is not in the table yet.
+    mutating func insert(_ record: Int, tag: UInt32) {
+        makeRoomForOneMore()
+        place(Self.bucket(record: record, tag: tag))
+        count &+= 1
+    }
+
+    @inline(__always)
+    private static func bucket(record: Int, tag: UInt32) -> UInt64 {
+        UInt64(tag) << 32 | UInt64(truncatingIfNeeded: record &+ 1) & 0xFFFF_FFFF
+    }
+
+    private mutating func place(_ stored: UInt64) {
+        var bucket = home(of: UInt32(truncatingIfNeeded: stored >> 32))
+        while buckets[bucket] != 0 { bucket = (bucket &+ 1) & mask }
+        buckets[bucket] = stored
+    }
+
+    /// Rebuilds the table with `bucketCount` buckets (a power of two).
+    ///
+    /// - Complexity: O(bucketCount).
+    private mutating func grow(to bucketCount: Int) {
+        let old = buckets
+        buckets = []  // the old array's only reference is `old`: freed after the loop
+        buckets = Array(repeating: 0, count: bucketCount)
+        shift = 64 &- UInt64(bucketCount.trailingZeroBitCount)
+        for stored in old where stored != 0 { place(stored) }
+    }
+
+    /// Makes room for `capacity` entries without growing.
+    mutating func reserveCapacity(_ capacity: Int) {
+        guard capacity > 0, capacity <= Int(UInt32.max) else { return }
+        var bucketCount = Swift.max(8, buckets.count)
+        while capacity &* 4 > bucketCount &* 3 { bucketCount &*= 2 }
+        if bucketCount > buckets.count { grow(to: bucketCount) }
+    }
+
+    /// Forgets `record`, whose tag is `tag`; does nothing if it is not recorded. Entries after it
+    /// in its cluster move back, so that every probe still reaches its entry.
+    mutating func remove(_ record: Int, tag: UInt32) {
+        guard !buckets.isEmpty else { return }
+        let wanted = Self.bucket(record: record, tag: tag)
+        var hole = home(of: tag)
+        while buckets[hole] != wanted {
+            if buckets[hole] == 0 { return }
+            hole = (hole &+ 1) & mask
+        }
+        count &-= 1
+        var next = hole
+        while true {
+            next = (next &+ 1) & mask
+            let stored = buckets[next]
+            if stored == 0 { break }
+            // The entry at `next` may fill the hole unless its home lies cyclically after the
+            // hole, up to `next`: then a probe from its home would not pass the hole.
+            let home = home(of: UInt32(truncatingIfNeeded: stored >> 32))
+            if (hole &- home) & mask < (next &- home) & mask {
+                buckets[hole] = stored
+                hole = next
+            }
+        }
+        buckets[hole] = 0
+    }
+
+    mutating func removeAll() {
+        self = RecordBuckets()
+    }
+
+    /// Whether every recorded record is reached from its home, has the tag `tagOf` gives and
+    /// is recorded once; the first problem found, `nil` when there is none.
+    ///
+    /// - Complexity: O(buckets).
+    func invariantViolation(tagOf: (Int) -> UInt32?) -> String? {
+        var recorded = 0
+        for (bucket, stored) in buckets.enumerated() where stored != 0 {
+            recorded += 1
+            let record = Int(stored & 0xFFFF_FFFF) - 1
+            let tag = UInt32(truncatingIfNeeded: stored >> 32)
+            guard tagOf(record) == tag else { return "bucket \(bucket) holds record \(record) with a wrong tag" }
+            var probe = home(of: tag)
+            while probe != bucket {
+                if buckets[probe] == 0 { return "record \(record) sits past an empty bucket of its probe" }
+                probe = (probe + 1) & mask
+            }
+        }
+        guard recorded == count else { return "the table records \(recorded) entries, its count says \(count)" }
+        guard buckets.isEmpty || count * 4 <= buckets.count * 3 else { return "the table is over three quarters full" }
+        return nil
+    }
+}
