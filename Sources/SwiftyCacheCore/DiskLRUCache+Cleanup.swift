@@ -10,9 +10,12 @@ extension DiskLRUCache {
             guard let self else { return }
             self.rebuildGate.withLock { _ in
                 guard let rebuild = self.withState({ $0.runCleanup() }) else { return }
-                // The journal's lines are formatted and written without the cache lock:
-                // operations go on, and what they journal meanwhile follows the snapshot.
-                let written = rebuild.write(with: self.cacheDirectory.fileSystem)
+                // The journal is written without the cache lock, which each batch of lines
+                // takes to be formatted: operations go on, and what they journal meanwhile
+                // follows the snapshot.
+                let written = rebuild.write(with: self.cacheDirectory.fileSystem) { records in
+                    self.withState { $0.compactJournalLines(of: records) }
+                }
                 self.withState { $0.finishJournalRebuild(rebuild, written: written) }
             }
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.

@@ -398,6 +398,20 @@ struct EntryTable {
         return result
     }
 
+    /// The records from least to most recently used, 4 bytes each: what a journal rebuild
+    /// keeps of the index while it writes (see ``JournalRebuild``).
+    /// - Complexity: O(n).
+    var recordsInLRUOrder: [UInt32] {
+        var result: [UInt32] = []
+        result.reserveCapacity(count)
+        var cursor = eldestRecord
+        while cursor != EntryRecord.none {
+            result.append(cursor)
+            cursor = records[Int(cursor)].next
+        }
+        return result
+    }
+
     /// Indices of live entries in storage order, which is not LRU order.
     /// - Complexity: O(capacity), and an array of n indices.
     var indicesInStorageOrder: [Int] { records.indices.filter { records[$0].isLive } }

@@ -2,33 +2,63 @@
 /// deleted (so that a later `CLEAN` of the same key wins on replay), then, in LRU order, `CLEAN`
 /// for each committed entry and `DIRTY` for each one whose editor already journaled it.
 ///
-/// A value: the index is copied on write, so taking one under the lock is O(1), and its lines
-/// can be formatted after the lock is released.
-struct CompactJournal {
-    let header: [UInt8]
-    let table: EntryTable
-    let removedKeys: Set<String>
-    let format: Journal.Format
+/// Its lines are formatted a batch at a time into a buffer of bounded size and written out, so
+/// that neither the journal nor a copy of the index is ever held whole: a rebuild of ten million
+/// entries needs a mebibyte beside the index (and, for a rebuild outside the lock, the order of
+/// the entries, 4 bytes each; see ``JournalRebuild``).
+enum CompactJournal {
+    /// Entries formatted per batch: about 100 bytes each, so the buffer stays near a mebibyte.
+    static let batchSize = 8192
 
-    /// The journal's bytes.
-    ///
-    /// - Complexity: O(n) in the entries.
-    func bytes() -> [UInt8] {
+    /// The header and the `REMOVE` lines that precede the entries.
+    static func prefix(header: [UInt8], removedKeys: some Sequence<String>, format: Journal.Format) -> [UInt8] {
         var bytes = header
-        bytes.reserveCapacity(bytes.count + table.count * (format.storesLocations ? 72 : 48))
         for key in removedKeys { Journal.appendLine(.remove, key: key, format: format, to: &bytes) }
+        return bytes
+    }
+
+    /// Appends the line of each entry in `records` as it is now: `DIRTY` for an entry whose
+    /// edit is journaled, `CLEAN` for a committed one, nothing for a free record or an edit of a
+    /// new entry not journaled yet. Keys are copied from the index in place.
+    ///
+    /// - Complexity: O(records).
+    static func appendLines(
+        of records: some Sequence<UInt32>, in table: EntryTable, format: Journal.Format, to bytes: inout [UInt8]
+    ) {
+        for record in records {
+            let index = Int(record)
+            guard table.isLive(slot: index) else { continue }
+            let entry = table[index]
+            if entry.isBeingEdited && entry.isDirtyJournaled {
+                table.withKey(at: index) { Journal.appendLine(.dirty, key: $0, format: format, to: &bytes) }
+            } else if entry.isReadable {
+                table.withKey(at: index) {
+                    Journal.appendLine(
+                        .clean(lengths: entry.lengths, location: entry.location), key: $0, format: format, to: &bytes)
+                }
+            }
+        }
+    }
+
+    /// Writes the whole compact journal of `table` after `prefix` to `file`, a batch at a time.
+    ///
+    /// - Complexity: O(n) in the entries, with a buffer of about a mebibyte.
+    static func write(
+        _ table: EntryTable, prefix: [UInt8], format: Journal.Format, to file: Int32, with fileSystem: any FileSystem
+    ) throws(SystemCallError) {
+        try fileSystem.writeAll(file, prefix)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(batchSize * 128)
         var cursor = table.eldest
         while cursor != -1 {
-            let entry = table[cursor]
-            if entry.isBeingEdited && entry.isDirtyJournaled {
-                Journal.appendLine(.dirty, key: table.key(at: cursor), format: format, to: &bytes)
-            } else if entry.isReadable {
-                Journal.appendLine(
-                    .clean(lengths: entry.lengths, location: entry.location), key: table.key(at: cursor), format: format,
-                    to: &bytes)
+            var batch = 0
+            while cursor != -1 && batch < batchSize {
+                appendLines(of: CollectionOfOne(EntryTable.link(cursor)), in: table, format: format, to: &bytes)
+                cursor = table.indexAfter(cursor)
+                batch += 1
             }
-            cursor = table.indexAfter(cursor)
+            try fileSystem.writeAll(file, bytes)
+            bytes.removeAll(keepingCapacity: true)
         }
-        return bytes
     }
 }

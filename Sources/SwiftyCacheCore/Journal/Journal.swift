@@ -177,6 +177,14 @@ package enum Journal {
     package static func appendLine(
         _ operation: Operation, key: String, format: Format = .files, to buffer: inout [UInt8]
     ) {
+        var key = key
+        key.withUTF8 { appendLine(operation, key: $0, format: format, to: &buffer) }
+    }
+
+    /// ``appendLine(_:key:format:to:)`` for a key given as its bytes (the index's, in place).
+    static func appendLine(
+        _ operation: Operation, key: UnsafeBufferPointer<UInt8>, format: Format = .files, to buffer: inout [UInt8]
+    ) {
         let start = buffer.count
         switch operation {
         case .clean(let lengths, let location):
@@ -186,7 +194,7 @@ package enum Journal {
         case .read: appendBody(verb: "READ ", key: key, to: &buffer)
         case .move(let location):
             appendBytes(of: "MOVE ", to: &buffer)
-            appendBytes(of: key, to: &buffer)
+            buffer.append(contentsOf: key)
             appendLocation(location, to: &buffer)
         }
         // Packed journals (a format of our own) check every line that changes an entry; Java's
@@ -201,10 +209,10 @@ package enum Journal {
     /// `CLEAN key len0 len1 …`, then the segment and offset when `location` is given (packed
     /// journals), without the line's end.
     private static func appendCleanBody(
-        key: String, lengths: SlotLengths, location: ValueLocation?, to buffer: inout [UInt8]
+        key: UnsafeBufferPointer<UInt8>, lengths: SlotLengths, location: ValueLocation?, to buffer: inout [UInt8]
     ) {
         appendBytes(of: "CLEAN ", to: &buffer)
-        appendBytes(of: key, to: &buffer)
+        buffer.append(contentsOf: key)
         for length in lengths {
             buffer.append(UInt8(ascii: " "))
             appendDecimal(length, to: &buffer)
@@ -220,9 +228,9 @@ package enum Journal {
     }
 
     @inline(__always)
-    private static func appendBody(verb: StaticString, key: String, to buffer: inout [UInt8]) {
+    private static func appendBody(verb: StaticString, key: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         appendBytes(of: verb, to: &buffer)
-        appendBytes(of: key, to: &buffer)
+        buffer.append(contentsOf: key)
     }
 
     @inline(__always)
@@ -230,11 +238,6 @@ package enum Journal {
         text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
-    @inline(__always)
-    private static func appendBytes(of text: String, to buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { buffer.append(contentsOf: $0) }
-    }
 
     private static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
         guard value > 0 else {

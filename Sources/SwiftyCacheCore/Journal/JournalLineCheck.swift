@@ -38,12 +38,12 @@ enum JournalLineCheck {
     /// newline) and names `key`.
     ///
     /// - Complexity: O(line length), one hash of the key and one of the line.
-    static func append(key: String, lineStart: Int, to buffer: inout [UInt8]) {
+    static func append(key: UnsafeBufferPointer<UInt8>, lineStart: Int, to buffer: inout [UInt8]) {
         let sum = buffer.withUnsafeBytes { bytes in Self.sum(of: UnsafeRawBufferPointer(rebasing: bytes[lineStart...]))
         }
         buffer.append(marker.0)
         buffer.append(marker.1)
-        appendHex(tag(of: key), to: &buffer)
+        appendHex(tag(of: UnsafeRawBufferPointer(key)), to: &buffer)
         appendHex(sum, to: &buffer)
     }
 

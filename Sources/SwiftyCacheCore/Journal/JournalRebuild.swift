@@ -1,25 +1,43 @@
 /// A journal rebuild in flight: begun under the cache lock
-/// (``CacheState/beginJournalRebuild()``), its lines formatted and written to `journal.tmp`
-/// without the lock, finished under the lock (``CacheState/finishJournalRebuild(_:written:)``).
+/// (``CacheState/beginJournalRebuild()``), written to `journal.tmp` a batch at a time
+/// (``write(with:lines:)``), finished under the lock (``CacheState/finishJournalRebuild(_:written:)``).
 /// Readers and writers go on meanwhile; the lines they journal follow the snapshot.
+///
+/// It keeps the order of the entries when it began (4 bytes each), not a copy of the index:
+/// each batch of lines is formatted under the lock from the entries as they are then, and
+/// written without it. An entry changed after the rebuild began may so be written as it is
+/// later than the beginning, which replays to the same state: every line journaled since the
+/// beginning is appended after the snapshot, and each sets its entry's state whole (`CLEAN`,
+/// `REMOVE`) or only marks it (`DIRTY`, `READ`), so the last of them wins either way.
 struct JournalRebuild {
     /// The open `journal.tmp` and the journal generation it replaces.
     let pending: JournalWriter.PendingRebuild
-    /// The index when the rebuild began.
-    let journal: CompactJournal
+    /// The header and the `REMOVE` lines of keys whose files could not be deleted.
+    let prefix: [UInt8]
+    /// The index's records from least to most recently used when the rebuild began.
+    let order: [UInt32]
     /// The redundant lines counted when the rebuild began, which the new journal drops.
     let redundantOpCount: Int
     /// The storage whose records the snapshot names.
     let storage: any ValueStorage
 
-    /// Formats and writes the snapshot to `journal.tmp`, without the cache lock, and forces it
-    /// and the records it names to stable storage (always: it will replace a journal that may
-    /// be durable). Returns whether all of it was written; a failure leaves the old journal in
-    /// use.
-    func write(with fileSystem: any FileSystem) -> Bool {
+    /// Writes the snapshot to `journal.tmp` without the cache lock, but for `lines`, which
+    /// formats one batch of ``order`` under it; then forces the records it names and the file
+    /// to stable storage (always: it will replace a journal that may be durable). Returns
+    /// whether all of it was written; a failure leaves the old journal in use.
+    ///
+    /// - Complexity: O(n) in the entries, in batches of ``CompactJournal/batchSize``.
+    func write(with fileSystem: any FileSystem, lines: (ArraySlice<UInt32>) -> [UInt8]) -> Bool {
         do {
+            try fileSystem.writeAll(pending.file, prefix)
+            var start = 0
+            while start < order.count {
+                let end = min(order.count, start + CompactJournal.batchSize)
+                try fileSystem.writeAll(pending.file, lines(order[start..<end]))
+                start = end
+            }
+            // After the last batch: every record its lines name is committed by now.
             try storage.makeDurable(operation: .rebuildJournal)
-            try fileSystem.writeAll(pending.file, journal.bytes())
             try fileSystem.fsync(pending.file)
             return true
         } catch {

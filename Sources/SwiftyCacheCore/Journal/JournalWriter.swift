@@ -154,7 +154,8 @@ struct JournalWriter {
         Array(Journal.header(appVersion: appVersion, valueCount: valueCount, format: format).utf8)
     }
 
-    /// Writes `bytes` (a header and the live entries) to `journal.tmp` and swaps it in, keeping
+    /// Writes the journal `write` writes to the file it is given (a header and the live entries)
+    /// to `journal.tmp` and swaps it in, keeping
     /// the old journal as `journal.bkp` during the swap; the caller deletes the backup. On
     /// success the buffer is dropped (the new journal holds everything) and any failure cleared.
     ///
@@ -164,14 +165,14 @@ struct JournalWriter {
     /// first is no replace, so file systems do not flush it by themselves).
     ///
     /// - Complexity: O(bytes), and two `fsync`s.
-    mutating func replace(with bytes: [UInt8]) throws(CacheError) {
+    mutating func replace(writing write: (Int32) throws(SystemCallError) -> Void) throws(CacheError) {
         let newFile: Int32
         do {
-            newFile = try writeTemporaryJournal(bytes)
+            newFile = try writeTemporaryJournal(write)
         } catch  where error.errno == Errno.noSpace && reserve?.release() == true {
             // A full disk: the reserve makes the room, once.
             do {
-                newFile = try writeTemporaryJournal(bytes)
+                newFile = try writeTemporaryJournal(write)
             } catch {
                 throw recordFailure(error, path: directory.temporaryJournalPath)
             }
@@ -181,11 +182,13 @@ struct JournalWriter {
         try swapIn(newFile)
     }
 
-    /// `journal.tmp` with `bytes`, synced, open; nothing left of it when it fails.
-    private func writeTemporaryJournal(_ bytes: [UInt8]) throws(SystemCallError) -> Int32 {
+    /// `journal.tmp` as `write` wrote it, synced, open; nothing left of it when it fails.
+    private func writeTemporaryJournal(_ write: (Int32) throws(SystemCallError) -> Void) throws(SystemCallError)
+        -> Int32
+    {
         let newFile = try createTemporaryJournal()
         do {
-            try fileSystem.writeAll(newFile, bytes)
+            try write(newFile)
             try fileSystem.fsync(newFile)
         } catch {
             try? fileSystem.close(newFile)
@@ -265,7 +268,7 @@ struct JournalWriter {
     }
 
     /// Starts a rebuild written outside the lock; `nil` while the journal is broken or closed
-    /// (the synchronous ``replace(with:)`` repairs those), or when `journal.tmp` cannot be
+    /// (the synchronous ``replace(writing:)`` repairs those), or when `journal.tmp` cannot be
     /// created: the old journal stays in use, and a later pass tries again.
     mutating func beginRebuild() -> PendingRebuild? {
         guard failure == nil, fd >= 0, rebuildTail == nil else { return nil }
@@ -278,7 +281,7 @@ struct JournalWriter {
     /// (`written`) or not. Returns whether the new journal was swapped in. A rebuild that lost
     /// its turn (the journal was replaced or broke meanwhile, or closed), or failed, is dropped
     /// and the old journal stays in use, not broken; a failure of the swap itself breaks the
-    /// journal as ``replace(with:)`` does.
+    /// journal as ``replace(writing:)`` does.
     ///
     /// - Complexity: O(lines appended since the rebuild began).
     mutating func finishRebuild(_ rebuild: PendingRebuild, written: Bool) throws(CacheError) -> Bool {

@@ -15,39 +15,59 @@ extension CacheState {
     }
 
     /// Writes a compact journal of the live index and swaps it in (see
-    /// ``JournalWriter/replace(with:)``): `CLEAN` for each committed entry and `DIRTY` for each
+    /// ``JournalWriter/replace(writing:)``): `CLEAN` for each committed entry and `DIRTY` for each
     /// one whose editor already journaled it, in LRU order. All of it under the lock: for
     /// repairs, `flush()` and recovery; background cleanup writes its rebuilds outside the lock
     /// (``beginJournalRebuild()``).
     ///
-    /// - Complexity: O(n) in the number of entries; run when redundant lines outnumber them.
+    /// - Complexity: O(n) in the number of entries, through a buffer of about a mebibyte; run
+    ///   when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
         // The records the new journal names are durable before it replaces the old one.
         try storage.makeDurable(operation: .rebuildJournal)
-        try journal.replace(with: compactJournal().bytes())
+        let prefix = compactJournalPrefix()
+        let format = journal.format
+        let fileSystem = fileSystem
+        try journal.replace { [table] file throws(SystemCallError) in
+            try CompactJournal.write(table, prefix: prefix, format: format, to: file, with: fileSystem)
+        }
         // A leftover backup is harmless: opening deletes it when `journal` exists.
         moveToTrash(directory.backupJournalPath)
         redundantOpCount = 0
     }
 
-    /// The live index as a compact journal would hold it. Copying it is O(1) (copy on write);
-    /// the first change to the index afterwards copies the table once, O(n), so a rebuild
-    /// costs the operations that triggered it O(1) amortized each.
-    func compactJournal() -> CompactJournal {
-        CompactJournal(
-            header: journal.header(), table: table, removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
+    /// The header and a `REMOVE` line for each key whose files could not be deleted and that is
+    /// no longer in the index.
+    func compactJournalPrefix() -> [UInt8] {
+        CompactJournal.prefix(
+            header: journal.header(), removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
             format: journal.format)
     }
 
     /// Begins a rebuild of the journal whose bulk is written outside the lock, when one is
     /// due: see ``JournalWriter/beginRebuild()``. The caller writes it without the lock
-    /// (``JournalRebuild/write(with:)``), then calls ``finishJournalRebuild(_:written:)``.
+    /// (``JournalRebuild/write(with:lines:)``, formatting each batch with
+    /// ``compactJournalLines(of:)`` under it), then calls ``finishJournalRebuild(_:written:)``.
+    ///
+    /// - Complexity: O(n): the order of the entries, 4 bytes each, is all it copies.
     mutating func beginJournalRebuild() -> JournalRebuild? {
         guard isJournalRebuildRequired, !isClosed, !isReadOnly, let pending = journal.beginRebuild() else {
             return nil
         }
         return JournalRebuild(
-            pending: pending, journal: compactJournal(), redundantOpCount: redundantOpCount, storage: storage)
+            pending: pending, prefix: compactJournalPrefix(), order: table.recordsInLRUOrder,
+            redundantOpCount: redundantOpCount, storage: storage)
+    }
+
+    /// The lines of a batch of a rebuild begun by ``beginJournalRebuild()``, from the entries as
+    /// they are now.
+    ///
+    /// - Complexity: O(records).
+    func compactJournalLines(of records: ArraySlice<UInt32>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.count * 100)
+        CompactJournal.appendLines(of: records, in: table, format: journal.format, to: &bytes)
+        return bytes
     }
 
     /// Ends a rebuild begun by ``beginJournalRebuild()``: the lines journaled meanwhile are

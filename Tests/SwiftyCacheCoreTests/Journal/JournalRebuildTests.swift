@@ -99,6 +99,54 @@ import Darwin
         #expect(!reopened.recoveryReport.loadedIndexSnapshot)
     }
 
+    /// A rebuild formats its lines a batch at a time, each from the entries as they are when
+    /// the batch is formatted, not from a copy of the index: entries changed after the rebuild
+    /// began, in batches formatted before and after the change, replay to their last state.
+    @Test(arguments: bothStorages)
+    func entriesChangedBetweenBatchesReplayToTheirLastState(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        let count = 20_000  // three batches of lines
+        for i in 0..<count { try cache.setData([Data("v\(i)".utf8)], forKey: Self.key(i)) }
+        cache.waitForBackgroundWork()
+        // The first batch, about 200 KB of lines, is held once formatted; the others wait.
+        let hold = fileSystem.holdNextWrite(largerThan: 100_000)
+        for i in 0..<(count + 2_000) { _ = try cache.data(forKey: Self.key(i % count)) }
+        try #require(hold.waitUntilHeld(), "no rebuild started")
+        // Spread over the LRU order, so that some fall in the held batch and some after it.
+        let changed = stride(from: 0, to: count, by: 2_500).map { $0 }
+        let finished = finishesWhileHeld {
+            for (n, i) in changed.enumerated() {
+                switch n % 3 {
+                case 0: #expect(try cache.remove(Self.key(i)))
+                case 1: try cache.setData([Data("changed".utf8)], forKey: Self.key(i))
+                default:
+                    #expect(try cache.remove(Self.key(i)))
+                    try cache.setData([Data("again".utf8)], forKey: Self.key(i))
+                }
+            }
+            try cache.setData([Data("new".utf8)], forKey: "brand-new")
+        }
+        hold.release()
+        #expect(finished, "operations waited for the rebuild's write")
+        cache.waitForBackgroundWork()
+        // Rebuilt: of the fill's DIRTY lines, only the changes' are left.
+        #expect(try JournalFixture.bodyLines(in: directory.url).filter { $0.hasPrefix("DIRTY ") }.count < 20)
+        #expect(!JournalFixture.fileExists("journal.tmp", in: directory.url))
+        cache.simulateCrash()
+
+        let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
+        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        expectNothingRepaired(reopened.recoveryReport)
+        for (n, i) in changed.enumerated() {
+            let expected: [Data]? = [nil, [Data("changed".utf8)], [Data("again".utf8)]][n % 3]
+            #expect(try reopened.data(forKey: Self.key(i)) == expected, "key \(i)")
+        }
+        #expect(try reopened.data(forKey: "brand-new") == [Data("new".utf8)])
+        #expect(try reopened.data(forKey: Self.key(1)) == [Data("v1".utf8)])
+        let removed = changed.enumerated().filter { $0.offset % 3 == 0 }.count
+        #expect(try reopened.keys().count == count - removed + 1)
+    }
+
     @Test(arguments: bothStorages)
     func aRebuildWhoseWriteFailsLeavesTheOldJournalInUse(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
