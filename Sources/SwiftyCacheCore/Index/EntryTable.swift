@@ -66,14 +66,6 @@ struct EntryTable {
         return arena.keyEquals(at: stored.keyOffset, length: stored.keyLength, key)
     }
 
-    /// Every key in the index, committed or being edited.
-    /// - Complexity: O(n), and a `String` per key: for tests and small tables only.
-    var allKeys: Set<String> {
-        var keys = Set<String>(minimumCapacity: count)
-        for index in records.indices where records[index].isLive { keys.insert(key(at: index)) }
-        return keys
-    }
-
     /// The key of the entry at `index`.
     func key(at index: Int) -> String {
         let record = records[index]

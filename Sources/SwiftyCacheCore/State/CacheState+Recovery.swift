@@ -98,7 +98,7 @@ extension CacheState {
         // Removed before anything else, so a crash in this session makes the next open sweep.
         removeCleanMarker()
         if let corruption = summary.corruption {
-            let known = removedKeys.union(summary.keysAfterCorruption).union(table.allKeys)
+            let known = removedKeys.union(summary.keysAfterCorruption)
             try wipe(reason: corruption.description, knownKeys: known, report: &report)
             return
         }
@@ -108,8 +108,7 @@ extension CacheState {
         redundantOpCount = max(0, summary.recordCount - table.count)
         let dropped = dropIncompleteEntries(removedKeys: &removedKeys)
         guard let total = committedTotal() else {
-            let known = removedKeys.union(table.allKeys)
-            try wipe(reason: "the journal's lengths add up past Int.max", knownKeys: known, report: &report)
+            try wipe(reason: "the journal's lengths add up past Int.max", knownKeys: removedKeys, report: &report)
             return
         }
         size = total
@@ -343,14 +342,16 @@ extension CacheState {
         return wipe || isStaged || !isLive || slot >= valueCount || isStale
     }
 
-    /// Deletes the cache's files (the journals and the values of `knownKeys`) and starts a
-    /// fresh journal. Files the cache did not create stay, and are listed in the report.
+    /// Deletes the cache's files (the journals, and the values of `knownKeys` and of the keys in
+    /// the index) and starts a fresh journal. Files the cache did not create stay, and are
+    /// listed in the report. The index is looked up in place during the sweep (no copy of its
+    /// keys), then emptied.
     private mutating func wipe(reason: String, knownKeys: Set<String>, report: inout RecoveryReport) throws(CacheError)
     {
-        table.removeAll()
-        size = 0
         report.wipeReason = reason
         sweep(knownKeys: knownKeys, wipe: true, report: &report)
+        table.removeAll()
+        size = 0
         storage.recover(table: table, wipe: true, closedCleanly: false)
         try rebuildJournal()
     }
@@ -360,7 +361,8 @@ extension CacheState {
     /// Returns the names of the files it left.
     mutating func deleteOwnFiles() -> [String] {
         var report = RecoveryReport()
-        sweep(knownKeys: table.allKeys.union(undeletedKeys), wipe: true, report: &report)
+        // The sweep looks keys up in the index itself.
+        sweep(knownKeys: undeletedKeys, wipe: true, report: &report)
         deleteFile(directory.cleanMarkerPath)
         deleteFile(directory.lockPath)
         if report.unknownFiles.isEmpty { try? fileSystem.rmdir(directory.path) }
