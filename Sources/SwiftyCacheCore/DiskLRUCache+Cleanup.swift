@@ -8,20 +8,26 @@ extension DiskLRUCache {
     func scheduleCleanup() {
         cleanupQueue.async { [weak self] in
             guard let self else { return }
-            self.rebuildGate.withLock { _ in
-                guard let rebuild = self.withState({ $0.runCleanup() }) else { return }
-                // The journal is written without the cache lock, which each batch of lines
-                // takes to be formatted: operations go on, and what they journal meanwhile
-                // follows the snapshot.
-                let written = rebuild.write(with: self.cacheDirectory.fileSystem) { records in
-                    self.withState { $0.compactJournalLines(of: records) }
-                }
-                self.withState { $0.finishJournalRebuild(rebuild, written: written) }
-            }
+            self.rebuildJournal { $0.runCleanup() }
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
             if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
             // Once compaction made room again, the space for the next full disk is set aside.
             self.spaceReserve?.ensure(liveBytes: self.storage.compactingStorage?.liveBytes ?? 0)
+        }
+    }
+
+    /// Rebuilds the journal if `begin` (under the lock) starts a rebuild. The journal is written
+    /// without the cache lock, which each batch of lines takes to be formatted: operations go
+    /// on, and what they journal meanwhile follows the snapshot. Returns whether a rebuild was
+    /// swapped in.
+    @discardableResult
+    func rebuildJournal(beginningWith begin: (inout CacheState) -> JournalRebuild?) -> Bool {
+        rebuildGate.withLock { _ in
+            guard let rebuild = withState(begin) else { return false }
+            let written = rebuild.write(with: cacheDirectory.fileSystem) { records in
+                withState { $0.compactJournalLines(of: records) }
+            }
+            return withState { $0.finishJournalRebuild(rebuild, written: written) }
         }
     }
 
@@ -33,9 +39,10 @@ extension DiskLRUCache {
 
     /// Reclaims now the space that replaced, removed and evicted values hold in packed
     /// storage: the live records of every segment with garbage are copied to the active
-    /// segment and the old segments deleted. The cache does this by itself in the background
-    /// once garbage outgrows half the live bytes; call this before measuring or archiving a
-    /// directory. Does nothing in file storage.
+    /// segment and the old segments deleted. Then, in either storage, the journal is rewritten
+    /// without the lines that no longer describe an entry. The cache does both by itself in the
+    /// background once garbage outgrows half the live bytes and redundant lines outnumber the
+    /// entries; call this before measuring or archiving a directory.
     ///
     /// Readers and writers go on meanwhile: the lock is held for one record copy at a time.
     ///
@@ -44,6 +51,9 @@ extension DiskLRUCache {
     public func compact() throws {
         guard !options.readOnly else { throw CacheError.readOnly(operation: .compact) }
         try compactSegments(untilClean: true)
+        rebuildJournal { $0.beginJournalRebuild(evenIfNotDue: true) }
+        // A rebuild that could not be written leaves the old journal, and its failure, if any.
+        if let failure = withState({ $0.journal.failure }) { throw failure }
     }
 
     /// Compacts segments, the one with the most garbage first, while compaction is due (or,

@@ -230,7 +230,9 @@ struct EntryTable {
     /// links it as the newest, without touching the hash table.
     private mutating func place(key: UnsafeBufferPointer<UInt8>, valueCount: Int) -> Int {
         var record = EntryRecord()
+        let arenaCapacity = arena.capacity
         record.setKey(offset: arena.append(key), length: key.count)
+        if arena.capacity != arenaCapacity { noteGrowth(freedBytes: arenaCapacity) }
         record.flags = .live
         if !record.setInlineLengths(SlotLengths(repeating: 0, count: valueCount)) {
             record.flags.insert(.spilledLengths)
@@ -243,7 +245,9 @@ struct EntryTable {
             records[index] = record
         } else {
             index = records.count
+            let grows = records.count == records.capacity
             records.append(record)
+            if grows { noteGrowth(freedBytes: index &* MemoryLayout<EntryRecord>.stride) }
         }
         if record.flags.contains(.spilledLengths) {
             spilledLengths[index] = SlotLengths(repeating: 0, count: valueCount)
@@ -295,6 +299,12 @@ struct EntryTable {
         count &-= 1
         if arena.needsCompaction { compactKeys() }
         return entry
+    }
+
+    /// Hands the pages of an array the index outgrew back to the system, once it is large
+    /// (see ``FreedMemory``): at most once per doubling of an array.
+    private func noteGrowth(freedBytes: Int) {
+        if freedBytes >= FreedMemory.threshold { FreedMemory.returnToSystem() }
     }
 
     /// Slides the live keys over the removed ones (see ``KeyArena/compact(owner:relocate:)``).

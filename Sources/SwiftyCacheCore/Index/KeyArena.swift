@@ -24,6 +24,7 @@ struct KeyArena {
 
     /// The arena's size in bytes, live and garbage.
     var count: Int { bytes.count }
+    var capacity: Int { bytes.capacity }
 
     mutating func reserveCapacity(_ capacity: Int) { bytes.reserveCapacity(capacity) }
 

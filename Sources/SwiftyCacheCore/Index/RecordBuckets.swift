@@ -99,6 +99,11 @@ struct RecordBuckets {
         buckets = Array(repeating: 0, count: bucketCount)
         shift = 64 &- UInt64(bucketCount.trailingZeroBitCount)
         for stored in old where stored != 0 { place(stored) }
+        let freedBytes = old.count &* MemoryLayout<UInt64>.stride
+        if freedBytes >= FreedMemory.threshold {
+            _ = consume old
+            FreedMemory.returnToSystem()
+        }
     }
 
     /// Makes room for `capacity` entries without growing.

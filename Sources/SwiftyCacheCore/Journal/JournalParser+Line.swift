@@ -11,14 +11,14 @@ extension JournalParser {
 
     /// Parses one body line (without its line end), with Java's rules.
     ///
-    /// - Complexity: O(line length), with no allocation but the key (and, past two slots, the
-    ///   lengths array).
+    /// - Complexity: O(line length), with no allocation (but, past two slots, the lengths
+    ///   array): the key is a slice of the line.
     static func parseBodyLine(
         _ line: Slice<UnsafeBufferPointer<UInt8>>, valueCount: Int, storesLocations: Bool = false
-    ) -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
+    ) -> Result<(key: Slice<UnsafeBufferPointer<UInt8>>, operation: Journal.Operation), Journal.Corruption> {
         let space = UInt8(ascii: " ")
         // Built only for a line that is wrong: formatting it costs more than parsing a good one.
-        func corrupt() -> Result<(key: String, operation: Journal.Operation), Journal.Corruption> {
+        func corrupt() -> Result<(key: Slice<UnsafeBufferPointer<UInt8>>, operation: Journal.Operation), Journal.Corruption> {
             .failure(Journal.Corruption(description: "unexpected journal line: \(quoted(line))"))
         }
         guard let firstSpace = line.firstIndex(of: space) else { return corrupt() }
@@ -27,7 +27,7 @@ extension JournalParser {
         let secondSpace = rest.firstIndex(of: space)
         let keyBytes = rest[..<(secondSpace ?? rest.endIndex)]
         guard isReplayableKey(keyBytes) else { return corrupt() }
-        let key = String(decoding: keyBytes, as: UTF8.self)
+        let key = keyBytes
         guard let secondSpace else {
             if verb.elementsEqual("REMOVE".utf8) { return .success((key, .remove)) }
             if verb.elementsEqual("DIRTY".utf8) { return .success((key, .dirty)) }
@@ -47,7 +47,8 @@ extension JournalParser {
         case .success(let parsed): numbers = parsed
         case .failure(.malformed): return corrupt()
         case .failure(.overflow):
-            return .failure(Journal.Corruption(description: "the lengths of \(key) add up past Int.max"))
+            return .failure(
+                Journal.Corruption(description: "the lengths of \(String(decoding: key, as: UTF8.self)) add up past Int.max"))
         }
         let (lengths, locationFields) = (numbers.lengths, numbers.location)
         guard storesLocations else { return .success((key, .clean(lengths: lengths))) }

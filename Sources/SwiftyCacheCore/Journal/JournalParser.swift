@@ -94,6 +94,14 @@ struct JournalParser {
     ///
     /// - Complexity: O(bytes); lines are found with `memchr`.
     mutating func consume(_ bytes: UnsafeRawBufferPointer, _ body: (String, Journal.Operation) -> Void) {
+        consume(bytes, keyBytes: { key, operation in body(String(decoding: key, as: UTF8.self), operation) })
+    }
+
+    /// ``consume(_:_:)`` with each key passed as its bytes in the line, valid during the call:
+    /// no `String` per line, for the replay that looks it up in the index.
+    mutating func consume(
+        _ bytes: UnsafeRawBufferPointer, keyBytes body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+    ) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         if corruption != nil { bytesAfterCorruption += Int64(bytes.count) }
         var start = 0
@@ -155,7 +163,7 @@ struct JournalParser {
         }
     }
 
-    private mutating func handleLine(_ raw: UnsafeBufferPointer<UInt8>, _ body: (String, Journal.Operation) -> Void) {
+    private mutating func handleLine(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void) {
         var line = raw[...]
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if firstLine == .unknown {
@@ -187,7 +195,7 @@ struct JournalParser {
         if format.storesLocations && handleCheckedLine(line, body) { return }
         switch Self.parseBodyLine(line, valueCount: valueCount, storesLocations: format.storesLocations) {
         case .success(let record):
-            body(record.key, record.operation)
+            body(UnsafeBufferPointer(rebasing: record.key), record.operation)
             recordCount += 1
         case .failure(let problem):
             corruption = problem
@@ -200,7 +208,7 @@ struct JournalParser {
     /// one. Returns `false` for a line without a check before any had one (a journal an
     /// earlier release wrote), which the old rules read.
     private mutating func handleCheckedLine(
-        _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (String, Journal.Operation) -> Void
+        _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
     ) -> Bool {
         guard let checked = JournalLineCheck.split(line) else {
             guard seenCheckedLine else { return false }
@@ -208,7 +216,7 @@ struct JournalParser {
             if case .success(let record) = Self.parseBodyLine(line, valueCount: valueCount, storesLocations: true),
                 record.operation == .read
             {
-                body(record.key, record.operation)
+                body(UnsafeBufferPointer(rebasing: record.key), record.operation)
                 recordCount += 1
             } else {
                 noteDamaged(line)
@@ -222,7 +230,7 @@ struct JournalParser {
             noteDamaged(line)
             return true
         }
-        body(record.key, record.operation)
+        body(UnsafeBufferPointer(rebasing: record.key), record.operation)
         recordCount += 1
         return true
     }

@@ -50,8 +50,8 @@ extension CacheState {
     /// ``compactJournalLines(of:)`` under it), then calls ``finishJournalRebuild(_:written:)``.
     ///
     /// - Complexity: O(n): the order of the entries, 4 bytes each, is all it copies.
-    mutating func beginJournalRebuild() -> JournalRebuild? {
-        guard isJournalRebuildRequired, !isClosed, !isReadOnly, let pending = journal.beginRebuild() else {
+    mutating func beginJournalRebuild(evenIfNotDue: Bool = false) -> JournalRebuild? {
+        guard isJournalRebuildRequired || (evenIfNotDue && redundantOpCount > 0), !isClosed, !isReadOnly, let pending = journal.beginRebuild() else {
             return nil
         }
         return JournalRebuild(
@@ -73,10 +73,12 @@ extension CacheState {
     /// Ends a rebuild begun by ``beginJournalRebuild()``: the lines journaled meanwhile are
     /// appended and the new journal swapped in, or the rebuild is dropped (see
     /// ``JournalWriter/finishRebuild(_:written:)``).
-    mutating func finishJournalRebuild(_ rebuild: JournalRebuild, written: Bool) {
-        guard (try? journal.finishRebuild(rebuild.pending, written: written)) == true else { return }
+    @discardableResult
+    mutating func finishJournalRebuild(_ rebuild: JournalRebuild, written: Bool) -> Bool {
+        guard (try? journal.finishRebuild(rebuild.pending, written: written)) == true else { return false }
         moveToTrash(directory.backupJournalPath)
         // What stays redundant: the lines journaled since the snapshot.
         redundantOpCount = max(0, redundantOpCount - rebuild.redundantOpCount)
+        return true
     }
 }

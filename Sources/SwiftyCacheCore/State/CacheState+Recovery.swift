@@ -219,9 +219,9 @@ extension CacheState {
             }
             if count == 0 { break }
             offset += Int64(count)
-            parser.consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count])) { key, operation in
+            parser.consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), keyBytes: { key, operation in
                 replay(key, operation, removedKeys: &removedKeys)
-            }
+            })
             if !parser.wantsMoreInput { break }
         }
         return (parser.finish(), offset)
@@ -232,24 +232,25 @@ extension CacheState {
     /// leftover files are the cache's to delete.
     ///
     /// - Complexity: O(1): one hash lookup (a `CLEAN` or `DIRTY` of a new key inserts with the
-    ///   same probe) and one in-place update.
-    mutating func replay(_ key: String, _ operation: Journal.Operation, removedKeys: inout Set<String>) {
+    ///   same probe) and one in-place update; the key's bytes go from the journal's into the
+    ///   index (a `String` only for a removed key).
+    mutating func replay(_ key: UnsafeBufferPointer<UInt8>, _ operation: Journal.Operation, removedKeys: inout Set<String>) {
         switch operation {
         case .remove:
-            if let index = table.index(of: key) { table.remove(at: index) }
-            removedKeys.insert(key)
+            if let index = table.index(ofKey: key) { table.remove(at: index) }
+            removedKeys.insert(String(decoding: key, as: UTF8.self))
         case .read:
-            if let index = table.index(of: key) { table.touch(index) }
+            if let index = table.index(ofKey: key) { table.touch(index) }
         case .dirty:
-            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount)
+            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount).index
             table.touch(index)
             table.setEditor(index, UInt64.max)
         case .clean(let lengths, let location):
-            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount)
+            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount).index
             table.touch(index)
             table.setCommitted(index, lengths: lengths, location: location)
         case .move(let location):
-            if let index = table.index(of: key), table[index].isReadable { table.setLocation(index, location) }
+            if let index = table.index(ofKey: key), table.isReadable(index) { table.setLocation(index, location) }
         }
     }
 

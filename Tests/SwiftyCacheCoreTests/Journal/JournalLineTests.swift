@@ -10,7 +10,7 @@ import Testing
         let bytes = Array(line.utf8)
         return bytes.withUnsafeBufferPointer { buffer in
             switch JournalParser.parseBodyLine(buffer[...], valueCount: valueCount, storesLocations: packed) {
-            case .success(let parsed): parsed.key == "k" ? parsed.operation : nil
+            case .success(let parsed): parsed.key.elementsEqual("k".utf8) ? parsed.operation : nil
             case .failure: nil
             }
         }

@@ -147,6 +147,31 @@ import Darwin
         #expect(try reopened.keys().count == count - removed + 1)
     }
 
+    /// `compact()` rewrites the journal too, whether or not redundant lines outnumber the
+    /// entries yet: one `CLEAN` line per entry is left, and what it says reopens.
+    @Test(arguments: bothStorages)
+    func compactLeavesOneLinePerEntry(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        for i in 0..<300 { try cache.setData([Data("v\(i)".utf8)], forKey: Self.key(i)) }
+        for i in 0..<100 { try cache.setData([Data("w\(i)".utf8)], forKey: Self.key(i)) }
+        for i in 0..<50 { _ = try cache.data(forKey: Self.key(i)) }
+        #expect(try cache.remove(Self.key(299)))
+        let before = try JournalFixture.bodyLines(in: directory.url)
+        // 400 commits (and, in file storage, their DIRTY lines), 50 reads, a removal: not due.
+        #expect(before.count > 450)
+        try cache.compact()
+        let after = try JournalFixture.bodyLines(in: directory.url)
+        #expect(after.count == 299)
+        #expect(after.allSatisfy { $0.hasPrefix("CLEAN ") })
+        // The order is the LRU order: the 50 read last come last.
+        #expect(after.suffix(50).allSatisfy { line in (0..<50).contains { line.contains(" \(Self.key($0)) ") } })
+        cache.simulateCrash()
+        let reopened = try open(storage)
+        #expect(try reopened.keys() == ((100..<299).map(Self.key) + (50..<100).map(Self.key) + (0..<50).map(Self.key)))
+        #expect(try reopened.data(forKey: Self.key(7)) == [Data("w7".utf8)])
+        #expect(try reopened.data(forKey: Self.key(200)) == [Data("v200".utf8)])
+    }
+
     @Test(arguments: bothStorages)
     func aRebuildWhoseWriteFailsLeavesTheOldJournalInUse(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
