@@ -56,8 +56,11 @@ struct EntryTable {
     /// The index of the entry whose key has these bytes, or `nil`.
     ///
     /// - Complexity: O(1) expected: one hash of the key, one probe, one comparison of bytes.
-    func index(ofKey key: UnsafeBufferPointer<UInt8>) -> Int? {
-        buckets.find(tag: tag(of: key)) { record in keyMatches(record, key) }
+    func index(ofKey key: UnsafeBufferPointer<UInt8>) -> Int? { index(ofKey: key, tag: tag(of: key)) }
+
+    /// ``index(ofKey:)`` for a key whose ``tag(of:)`` the caller computed.
+    func index(ofKey key: UnsafeBufferPointer<UInt8>, tag: UInt32) -> Int? {
+        buckets.find(tag: tag) { record in keyMatches(record, key) }
     }
 
     @inline(__always)
@@ -150,25 +153,42 @@ struct EntryTable {
 
     /// Records that the entry's values moved (compaction); not a use, not a new version.
     mutating func setLocation(_ index: Int, _ location: ValueLocation) {
-        records[index].segment = location.segment
+        var record = records[index]
+        store(location, in: &record, at: index)
+        records[index] = record
+    }
+
+    mutating func setLengths(_ index: Int, _ lengths: SlotLengths) {
+        var record = records[index]
+        store(lengths, in: &record, at: index)
+        records[index] = record
+    }
+
+    /// Puts `location` in `record` (the one at `index`), an offset past 4 GiB in the side table.
+    @inline(__always)
+    private mutating func store(_ location: ValueLocation, in record: inout EntryRecord, at index: Int) {
+        record.segment = location.segment
         if let offset = UInt32(exactly: location.offset) {
-            records[index].offset = offset
-            if records[index].flags.contains(.spilledOffset) {
-                records[index].flags.remove(.spilledOffset)
+            record.offset = offset
+            if record.flags.contains(.spilledOffset) {
+                record.flags.remove(.spilledOffset)
                 spilledOffsets[index] = nil
             }
         } else {
-            records[index].offset = 0
-            records[index].flags.insert(.spilledOffset)
+            record.offset = 0
+            record.flags.insert(.spilledOffset)
             spilledOffsets[index] = location.offset
         }
     }
 
-    mutating func setLengths(_ index: Int, _ lengths: SlotLengths) {
-        if records[index].setInlineLengths(lengths) {
-            if spilledLengths[index] != nil { spilledLengths[index] = nil }
+    /// Puts `lengths` in `record` (the one at `index`), or in the side table if they do not fit.
+    @inline(__always)
+    private mutating func store(_ lengths: SlotLengths, in record: inout EntryRecord, at index: Int) {
+        let wasSpilled = record.flags.contains(.spilledLengths)
+        if record.setInlineLengths(lengths) {
+            if wasSpilled { spilledLengths[index] = nil }
         } else {
-            records[index].flags.insert(.spilledLengths)
+            record.flags.insert(.spilledLengths)
             spilledLengths[index] = lengths
         }
     }
@@ -196,8 +216,15 @@ struct EntryTable {
     mutating func indexInsertingIfAbsent(
         key: UnsafeBufferPointer<UInt8>, valueCount: Int
     ) -> (index: Int, isNew: Bool) {
+        indexInsertingIfAbsent(key: key, tag: tag(of: key), valueCount: valueCount)
+    }
+
+    /// ``indexInsertingIfAbsent(key:valueCount:)`` for a key whose ``tag(of:)`` the caller
+    /// computed.
+    mutating func indexInsertingIfAbsent(
+        key: UnsafeBufferPointer<UInt8>, tag: UInt32, valueCount: Int
+    ) -> (index: Int, isNew: Bool) {
         buckets.makeRoomForOneMore()
-        let tag = tag(of: key)
         switch buckets.probe(tag: tag, { record in keyMatches(record, key) }) {
         case .found(let record):
             return (record, false)
@@ -220,7 +247,13 @@ struct EntryTable {
     mutating func appendCommitted(
         key: UnsafeBufferPointer<UInt8>, lengths: SlotLengths, location: ValueLocation
     ) -> Bool {
-        let (index, isNew) = indexInsertingIfAbsent(key: key, valueCount: lengths.count)
+        appendCommitted(key: key, tag: tag(of: key), lengths: lengths, location: location)
+    }
+
+    mutating func appendCommitted(
+        key: UnsafeBufferPointer<UInt8>, tag: UInt32, lengths: SlotLengths, location: ValueLocation
+    ) -> Bool {
+        let (index, isNew) = indexInsertingIfAbsent(key: key, tag: tag, valueCount: lengths.count)
         guard isNew else { return false }
         setCommitted(index, lengths: lengths, location: location)
         return true
@@ -267,13 +300,15 @@ struct EntryTable {
         _ index: Int, lengths: SlotLengths, location: ValueLocation = .none, sequenceNumber: UInt64 = 0
     ) {
         assert(isLive(slot: index), "EntryTable: no live entry at index \(index)")
-        if !records[index].isReadable { readableCount &+= 1 }
-        if records[index].isEditing { editors[index] = nil }
-        records[index].flags.subtract([.editing, .dirtyJournaled])
-        records[index].flags.insert(.readable)
-        records[index].sequenceNumber = sequenceNumber
-        setLengths(index, lengths)
-        setLocation(index, location)
+        var record = records[index]
+        if !record.isReadable { readableCount &+= 1 }
+        if record.isEditing { editors[index] = nil }
+        record.flags.subtract([.editing, .dirtyJournaled])
+        record.flags.insert(.readable)
+        record.sequenceNumber = sequenceNumber
+        store(lengths, in: &record, at: index)
+        store(location, in: &record, at: index)
+        records[index] = record
     }
 
     /// Removes the entry at `index` and returns what it was.
@@ -302,9 +337,9 @@ struct EntryTable {
     }
 
     /// Hands the pages of an array the index outgrew back to the system, once it is large
-    /// (see ``FreedMemory``): at most once per doubling of an array.
+    /// (see ``HeapMemory``): at most once per doubling of an array.
     private func noteGrowth(freedBytes: Int) {
-        if freedBytes >= FreedMemory.threshold { FreedMemory.returnToSystem() }
+        if freedBytes >= HeapMemory.threshold { HeapMemory.returnToSystem() }
     }
 
     /// Slides the live keys over the removed ones (see ``KeyArena/compact(owner:relocate:)``).
@@ -383,40 +418,6 @@ struct EntryTable {
             records[index].flags.remove(.dirtyJournaled)
         }
     }
-
-    /// The index of the entry after `index` in LRU order (towards the newest), `-1` at the end.
-    func indexAfter(_ index: Int) -> Int { isLive(slot: index) ? Self.index(records[index].next) : -1 }
-
-    /// Indices from least to most recently used.
-    /// - Complexity: O(n), and an array of n indices.
-    var indicesInLRUOrder: [Int] {
-        var result: [Int] = []
-        result.reserveCapacity(count)
-        var cursor = eldest
-        while cursor != -1 {
-            result.append(cursor)
-            cursor = indexAfter(cursor)
-        }
-        return result
-    }
-
-    /// The records from least to most recently used, 4 bytes each: what a journal rebuild
-    /// keeps of the index while it writes (see ``JournalRebuild``).
-    /// - Complexity: O(n).
-    var recordsInLRUOrder: [UInt32] {
-        var result: [UInt32] = []
-        result.reserveCapacity(count)
-        var cursor = eldestRecord
-        while cursor != EntryRecord.none {
-            result.append(cursor)
-            cursor = records[Int(cursor)].next
-        }
-        return result
-    }
-
-    /// Indices of live entries in storage order, which is not LRU order.
-    /// - Complexity: O(capacity), and an array of n indices.
-    var indicesInStorageOrder: [Int] { records.indices.filter { records[$0].isLive } }
 
     mutating func removeAll() {
         self = EntryTable()

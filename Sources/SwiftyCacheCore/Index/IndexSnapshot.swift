@@ -108,7 +108,14 @@ enum IndexSnapshot {
         let bodyCount = region.count - 8
         // Every entry fits the buffer whole: its key, its lengths and location as varints.
         let largestEntry = 1 + 255 + 10 * (valueCount + 2)
-        var reader = Reader(region: region, bodyCount: bodyCount, capacity: max(bufferSize, 2 * largestEntry))
+        let capacity = max(bufferSize, 2 * largestEntry)
+        var reader = Reader(region: region, bodyCount: bodyCount, capacity: capacity)
+        // Entries are read a batch at a time, their buckets touched before they are inserted.
+        let batch = max(1, min(EntryTable.prefetchBatch, capacity / 2 / largestEntry))
+        var entries: [DecodedEntry] = []
+        var tags: [UInt32] = []
+        entries.reserveCapacity(batch)
+        tags.reserveCapacity(batch)
         defer { reader.deallocate() }
         let loaded = { () -> Loaded? in
             guard reader.ensure(largestEntry), reader.skip(magic), reader.varint() == UInt64(bitPattern: Int64(appVersion)),
@@ -120,17 +127,30 @@ enum IndexSnapshot {
             // Keys take less than the snapshot: their bytes are reserved once, never regrown.
             table.reserveCapacity(count, keyBytes: bodyCount)
             var total = 0
-            for _ in 0..<count {
-                guard reader.ensure(largestEntry),
-                    let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations),
-                    let entryTotal = entry.lengths.total
-                else { return nil }
-                let (sum, overflow) = total.addingReportingOverflow(entryTotal)
-                guard !overflow else { return nil }
-                total = sum
-                // A key twice: not an index this cache wrote.
-                guard table.appendCommitted(key: entry.key, lengths: entry.lengths, location: entry.location)
-                else { return nil }
+            var remaining = count
+            while remaining > 0 {
+                let size = min(batch, remaining)
+                // The keys point into the buffer, which stays put until the next `ensure`.
+                guard reader.ensure(size * largestEntry) else { return nil }
+                entries.removeAll(keepingCapacity: true)
+                tags.removeAll(keepingCapacity: true)
+                for _ in 0..<size {
+                    guard let entry = reader.entry(valueCount: valueCount, storesLocations: storesLocations),
+                        let entryTotal = entry.lengths.total
+                    else { return nil }
+                    let (sum, overflow) = total.addingReportingOverflow(entryTotal)
+                    guard !overflow else { return nil }
+                    total = sum
+                    entries.append(entry)
+                    tags.append(table.tag(of: entry.key))
+                }
+                table.prefetch(tags: tags)
+                for (entry, tag) in zip(entries, tags) {
+                    // A key twice: not an index this cache wrote.
+                    guard table.appendCommitted(key: entry.key, tag: tag, lengths: entry.lengths, location: entry.location)
+                    else { return nil }
+                }
+                remaining -= size
             }
             guard reader.isAtEnd, table.count == count else { return nil }
             return Loaded(redundantOpCount: redundant, totalLength: total)

@@ -60,6 +60,13 @@ struct RecordBuckets {
         }
     }
 
+    /// The home bucket of `tag`, loaded (see ``EntryTable/prefetch(tags:)``); 0 for an empty
+    /// table.
+    @inline(__always)
+    func loadHome(of tag: UInt32) -> UInt64 {
+        buckets.isEmpty ? 0 : buckets[home(of: tag)]
+    }
+
     /// Grows the table if one more entry would fill it past three quarters; call it before a
     /// ``probe(tag:_:)`` whose vacant bucket ``record(_:tag:inBucket:)`` fills.
     mutating func makeRoomForOneMore() {
@@ -100,9 +107,9 @@ struct RecordBuckets {
         shift = 64 &- UInt64(bucketCount.trailingZeroBitCount)
         for stored in old where stored != 0 { place(stored) }
         let freedBytes = old.count &* MemoryLayout<UInt64>.stride
-        if freedBytes >= FreedMemory.threshold {
+        if freedBytes >= HeapMemory.threshold {
             _ = consume old
-            FreedMemory.returnToSystem()
+            HeapMemory.returnToSystem()
         }
     }
 

@@ -18,7 +18,7 @@ extension CacheState {
         // The editors' objects live on; their commit will throw `cacheClosed`. Every slot counts
         // as staged, so that anything an editor already wrote is deleted.
         let everySlot = [StagedSlot?](repeating: StagedSlot(length: 0), count: valueCount)
-        for index in table.indicesInLRUOrder where table[index].isBeingEdited {
+        for index in table.indicesBeingEdited {
             abortEdit(at: index, staged: everySlot)
         }
         do throws(CacheError) {

@@ -37,7 +37,7 @@ extension CacheState {
         }
         report.damagedJournalLines = summary.damagedLines.count
         report.droppedDamagedEntries = dropEntriesNamed(byDamagedLines: summary.damagedLines, removedKeys: &removedKeys)
-        for index in table.indicesInStorageOrder where table[index].isBeingEdited {
+        for index in table.indicesBeingEdited {
             table.remove(at: index)
             report.droppedIncompleteEntries += 1
         }

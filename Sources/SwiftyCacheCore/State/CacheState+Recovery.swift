@@ -258,7 +258,7 @@ extension CacheState {
     private mutating func dropIncompleteEntries(removedKeys: inout Set<String>) -> Int {
         var dropped = 0
         // In storage order, not LRU order: sequential memory, and removal keeps indices.
-        for index in table.indicesInStorageOrder where table[index].isBeingEdited {
+        for index in table.indicesBeingEdited {
             let key = table.key(at: index)
             if isReadOnly {
                 table.remove(at: index)

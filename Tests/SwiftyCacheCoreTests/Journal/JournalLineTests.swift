@@ -56,4 +56,26 @@ import Testing
         let largest = Int.max / 2
         #expect(parse("CLEAN k \(largest) \(largest)", valueCount: 2) == .clean(lengths: [largest, largest]))
     }
+
+    /// The key check reads eight bytes at a time: every byte value, at every position of a
+    /// word and in the tail after it, beside printable neighbours, against the byte-by-byte rule.
+    @Test func theKeyCheckAgreesWithTheRuleForEveryByteAndPosition() {
+        func rule(_ key: [UInt8]) -> Bool {
+            !key.isEmpty && key.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
+                && !(key.count <= 2 && key.allSatisfy { $0 == UInt8(ascii: ".") })
+        }
+        func check(_ key: [UInt8]) -> Bool { key.withUnsafeBufferPointer { JournalParser.isReplayableKey($0[...]) } }
+        for length in [1, 7, 8, 9, 16, 21] {
+            for position in 0..<length {
+                for byte in 0...255 {
+                    for neighbour: UInt8 in [0x21, 0x7E, UInt8(ascii: "a")] {
+                        var key = [UInt8](repeating: neighbour, count: length)
+                        key[position] = UInt8(byte)
+                        #expect(check(key) == rule(key), "\(key)")
+                    }
+                }
+            }
+        }
+        for dots in [".", "..", "...", ".a"] { #expect(check(Array(dots.utf8)) == rule(Array(dots.utf8))) }
+    }
 }
