@@ -67,6 +67,15 @@ struct RecordBuckets {
         buckets.isEmpty ? 0 : buckets[home(of: tag)]
     }
 
+    /// The record of the first bucket in `tag`'s probe that has the tag, without comparing keys
+    /// (a guess for ``EntryTable/prefetchEntries(tags:)``); `nil` if the probe meets an empty
+    /// bucket first.
+    func firstRecord(withTag tag: UInt32) -> Int? {
+        guard !buckets.isEmpty else { return nil }
+        guard case .found(let record) = probe(tag: tag, { _ in true }) else { return nil }
+        return record
+    }
+
     /// Grows the table if one more entry would fill it past three quarters; call it before a
     /// ``probe(tag:_:)`` whose vacant bucket ``record(_:tag:inBucket:)`` fills.
     mutating func makeRoomForOneMore() {

@@ -210,6 +210,14 @@ extension CacheState {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { chunk.deallocate() }
         var offset: Int64 = 0
+        // Records are applied a batch at a time, their memory in the index touched first.
+        var batch = ReplayBatch()
+        func applyBatch() {
+            batch.prefetch(in: table)
+            batch.drain { key, tag, operation in
+                replay(key, tag: tag, operation, removedKeys: &removedKeys)
+            }
+        }
         while true {
             let count: Int
             do {
@@ -220,10 +228,12 @@ extension CacheState {
             if count == 0 { break }
             offset += Int64(count)
             parser.consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), keyBytes: { key, operation in
-                replay(key, operation, removedKeys: &removedKeys)
+                batch.append(key, operation)
+                if batch.isFull { applyBatch() }
             })
             if !parser.wantsMoreInput { break }
         }
+        applyBatch()
         return (parser.finish(), offset)
     }
 
@@ -234,23 +244,27 @@ extension CacheState {
     /// - Complexity: O(1): one hash lookup (a `CLEAN` or `DIRTY` of a new key inserts with the
     ///   same probe) and one in-place update; the key's bytes go from the journal's into the
     ///   index (a `String` only for a removed key).
-    mutating func replay(_ key: UnsafeBufferPointer<UInt8>, _ operation: Journal.Operation, removedKeys: inout Set<String>) {
+    mutating func replay(
+        _ key: UnsafeBufferPointer<UInt8>, tag: UInt32, _ operation: Journal.Operation, removedKeys: inout Set<String>
+    ) {
         switch operation {
         case .remove:
-            if let index = table.index(ofKey: key) { table.remove(at: index) }
+            if let index = table.index(ofKey: key, tag: tag) { table.remove(at: index) }
             removedKeys.insert(String(decoding: key, as: UTF8.self))
         case .read:
-            if let index = table.index(ofKey: key) { table.touch(index) }
+            if let index = table.index(ofKey: key, tag: tag) { table.touch(index) }
         case .dirty:
-            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount).index
+            let index = table.indexInsertingIfAbsent(key: key, tag: tag, valueCount: valueCount).index
             table.touch(index)
             table.setEditor(index, UInt64.max)
         case .clean(let lengths, let location):
-            let index = table.indexInsertingIfAbsent(key: key, valueCount: valueCount).index
+            let index = table.indexInsertingIfAbsent(key: key, tag: tag, valueCount: valueCount).index
             table.touch(index)
             table.setCommitted(index, lengths: lengths, location: location)
         case .move(let location):
-            if let index = table.index(ofKey: key), table.isReadable(index) { table.setLocation(index, location) }
+            if let index = table.index(ofKey: key, tag: tag), table.isReadable(index) {
+                table.setLocation(index, location)
+            }
         }
     }
 
