@@ -40,8 +40,15 @@ extension DiskLRUCache {
         package var migratesFileStorage = false
 
         /// The size at which packed segments roll; small in tests, so that a few entries span
-        /// several segments.
-        package var packedSegmentSize: Int64 = 4 << 20
+        /// several segments. Set, it is fixed; left alone, segments grow with the cache (see
+        /// ``growsPackedSegments``).
+        package var packedSegmentSize: Int64 = 4 << 20 {
+            didSet { growsPackedSegments = false }
+        }
+        /// Whether packed segments grow past ``packedSegmentSize`` as the cache grows (a
+        /// sixteenth of the live bytes, up to 256 MiB), so that a cache of millions of entries
+        /// is a few dozen segments that stay open rather than a thousand reopened on reads.
+        package var growsPackedSegments = true
         /// How many segment files packed storage keeps open at most; `nil`, the default, is a
         /// sixteenth of the process's descriptor limit, from 8 to 256.
         package var maxOpenSegments: Int? = nil

@@ -107,7 +107,11 @@ public final class DiskLRUCache: Sendable {
         // A cache that writes records keeps space aside for a full disk (no more than it may hold).
         let spaceReserve =
             (storage.compactingStorage != nil && !options.readOnly)
-            ? SpaceReserve(directory: cacheDirectory, ceiling: min(Int64(maxSize), max(64, options.packedSegmentSize)))
+            ? SpaceReserve(
+                directory: cacheDirectory,
+                ceiling: min(
+                    Int64(maxSize),
+                    max(64, options.growsPackedSegments ? PackedStorage.largestSegmentSize : options.packedSegmentSize)))
             : nil
         var journal = JournalWriter(
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,

@@ -32,6 +32,7 @@ extension PackedStorage {
     func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {
         guard !isReadOnly else { return }
         let live = wipe ? [:] : liveBytesBySegment(in: table)
+        let totalLive = live.values.reduce(0, +)
         // A segment whose creation was interrupted (or whose staging name outlived a failed
         // unlink): the name is the cache's own.
         try? fileSystem.removeFileIfPresent(directory.newSegmentPath)
@@ -68,7 +69,7 @@ extension PackedStorage {
                 kept.append(number)
                 segments.addRecordBytes(size - Int64(Self.segmentHeader.count), in: number)
                 segments.addLiveBytes(bytes, in: number)
-                if isOwn && flags == OpenFlags.appendSegment && size < segmentSize {
+                if isOwn && flags == OpenFlags.appendSegment && size < rollSize(liveBytes: totalLive) {
                     // Every byte of it was written by a session that closed cleanly.
                     segments.active = segment
                     segments.activeEnd = size

@@ -6,6 +6,6 @@ extension StorageSelection {
         PackedStorage(
             directory: directory, valueCount: valueCount, inlineLimit: inlineLimit, syncsWrites: options.syncsWrites,
             isReadOnly: options.readOnly, segmentSize: max(64, options.packedSegmentSize),
-            openSegmentLimit: options.maxOpenSegments)
+            growsSegments: options.growsPackedSegments, openSegmentLimit: options.maxOpenSegments)
     }
 }

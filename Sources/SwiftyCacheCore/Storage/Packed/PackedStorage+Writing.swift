@@ -160,7 +160,9 @@ extension PackedStorage {
                 segments.active = nil
                 segments.isActiveUnsynced = false
             }
-            if segments.active == nil || segments.activeEnd + Int64(record.count) > segmentSize {
+            if segments.active == nil
+                || segments.activeEnd + Int64(record.count) > rollSize(liveBytes: segments.totalLiveBytes)
+            {
                 try roll(&segments, key: key)
             }
             guard let active = segments.active else { throw CacheError.packedInvariant(key: key, slot: 0) }

@@ -1,0 +1,56 @@
+import Foundation
+import SwiftyCacheTestSupport
+import Testing
+
+@testable import SwiftyCacheCore
+
+/// Packed segments grow with the cache, a sixteenth of the live bytes up to 256 MiB, so that a
+/// large cache is a few dozen segments its bounded descriptors keep open; a segment size set
+/// for a test stays fixed.
+@Suite struct SegmentGrowthTests {
+    let directory = TemporaryDirectory()
+
+    @Test func theRollSizeIsASixteenthOfTheLiveBytesBetweenTheBaseAndTheCeiling() {
+        let cacheDirectory = CacheDirectory(fileSystem: SystemFileSystem(), path: directory.path)
+        let growing = PackedStorage(
+            directory: cacheDirectory, valueCount: 1, inlineLimit: 1024, syncsWrites: false, isReadOnly: false,
+            growsSegments: true)
+        #expect(growing.rollSize(liveBytes: 0) == 4 << 20)
+        #expect(growing.rollSize(liveBytes: 64 << 20) == 4 << 20)
+        #expect(growing.rollSize(liveBytes: 1 << 30) == 64 << 20)
+        #expect(growing.rollSize(liveBytes: 40 << 30) == 256 << 20)
+        let fixed = PackedStorage(
+            directory: cacheDirectory, valueCount: 1, inlineLimit: 1024, syncsWrites: false, isReadOnly: false)
+        #expect(fixed.rollSize(liveBytes: 40 << 30) == 4 << 20)
+        var options = DiskLRUCache.Options(storage: .packed)
+        #expect(options.growsPackedSegments)
+        options.packedSegmentSize = 256
+        #expect(!options.growsPackedSegments)
+    }
+
+    @Test func aGrowingCacheWritesFewerLargerSegmentsAndReadsEveryEntryBack() throws {
+        func fill(growing: Bool) throws -> Int {
+            let directory = TemporaryDirectory()
+            var options = DiskLRUCache.Options(storage: .packed)
+            options.packedSegmentSize = 256
+            options.growsPackedSegments = growing
+            let cache = try DiskLRUCache(
+                directory: directory.url, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options)
+            let keys = (0..<1_500).map { "key-\($0)" }
+            for key in keys { try cache.setData([Data(repeating: UInt8(key.count), count: 100)], forKey: key) }
+            try cache.close()
+            let reopened = try DiskLRUCache(
+                directory: directory.url, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options)
+            for key in keys.shuffled() {
+                #expect(try reopened.data(forKey: key) == [Data(repeating: UInt8(key.count), count: 100)])
+            }
+            #expect(reopened.withState { $0.invariantViolation() } == nil)
+            return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasPrefix("segment-") }.count
+        }
+        let fixed = try fill(growing: false)
+        let grown = try fill(growing: true)
+        #expect(fixed > 400)  // 160 KiB of records in 256-byte segments
+        #expect(grown < 120)  // each segment a sixteenth of what was live when it began: about 80
+    }
+}
