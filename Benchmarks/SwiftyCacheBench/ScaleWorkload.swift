@@ -7,8 +7,11 @@ import SwiftyCacheCore
 /// and 280 bytes (about 340 bytes an entry, a small note and its envelope). Per size: resident
 /// memory per entry (after the sets, minus before the first), the rate of sets (all, and the
 /// last tenth alone) and of random gets, a reopen after a clean close and one after a crash
-/// (everything flushed to the OS, no clean marker: what a SIGKILL leaves), and the bytes per
-/// entry of the journal and of the index snapshot a clean close writes, after compaction.
+/// (everything flushed to the OS, no clean marker: what a SIGKILL leaves) of the compacted
+/// cache, one after a kill right after the gets (the journal as they left it), the bytes per
+/// entry of the journal and of the index snapshot a clean close writes, after `compact()`, and
+/// the peak resident memory during `compact()` (segments and journal rebuilt) and during a
+/// reopen, over the memory they start from and end with.
 struct ScaleWorkload {
     let sizes: [Int]
     let scratch: Scratch
@@ -76,15 +79,35 @@ struct ScaleWorkload {
         var generator = SeededGenerator(seed: 11)
         let order = (0..<count).map { _ in Int(generator.next() % UInt64(count)) }
         let gets = try timed(count, perOperation: false) { keep(try cache.data(forKey: keys[order[$0]])) }
+        // A kill now: the journal as the sets and gets left it (flushed to the OS), replayed.
+        try cache.flush()
+        cache.simulateCrash()
+        var reopened: DiskLRUCache?
+        let afterKill = try timed(1, perOperation: false) { _ in
+            reopened = try DiskLRUCache(
+                directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        }
+        guard let reopened else { throw UsageError("the cache did not reopen") }
+        cache = reopened
+        // Compaction and the journal rebuild it ends with, against the memory they start from.
+        let beforeCompaction = residentBytes()
+        resetPeakResidentBytes()
         try cache.compact()
+        let compactionPeak = peakResidentBytes() ?? 0
+        try cache.close()
+        let journal = fileSize(directory.appending(path: "journal"))
+        let snapshot = fileSize(directory.appending(path: "journal.clean"))
+        let beforeReopen = residentBytes()
+        resetPeakResidentBytes()
+        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        let reopenResident = residentBytes()
+        let reopenPeak = peakResidentBytes() ?? 0
         try cache.close()
         let afterClose = try timedReopen(directory, options: options)
         cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
         try cache.flush()
         cache.simulateCrash()
         let afterCrash = try timedReopen(directory, options: options)
-        let journal = fileSize(directory.appending(path: "journal"))
-        let snapshot = fileSize(directory.appending(path: "journal.clean"))
         let fields: [(String, Double)] = [
             ("resident bytes per entry", Double(resident - before) / Double(count)),
             ("sets per second", Double(count) / sets.seconds),
@@ -92,10 +115,37 @@ struct ScaleWorkload {
             ("random gets per second", Double(count) / gets.seconds),
             ("reopen after close, ms", afterClose.seconds * 1000),
             ("reopen after a crash, ms", afterCrash.seconds * 1000),
+            ("reopen after a kill mid-workload, ms", afterKill.seconds * 1000),
             ("journal bytes per entry", Double(journal) / Double(count)),
             ("snapshot bytes per entry", Double(snapshot) / Double(count)),
+            // The memory compaction adds at its peak, over what the index took after the sets.
+            (
+                "peak during compaction over steady",
+                ratio(resident - before + max(0, compactionPeak - beforeCompaction), resident - before)
+            ),
+            ("peak during reopen over after", ratio(reopenPeak - beforeReopen, reopenResident - beforeReopen)),
         ]
         print(fields.map { "\($0.0.replacingOccurrences(of: " ", with: "_"))=\($0.1)" }.joined(separator: " "))
+    }
+
+    private static func ratio(_ numerator: Int, _ denominator: Int) -> Double {
+        denominator > 0 ? Double(numerator) / Double(denominator) : 0
+    }
+
+    /// The process's peak resident memory since the last reset (`VmHWM`), in bytes.
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({
+                Int($0)
+            })
+        else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// Resets the peak resident memory to the current one (Linux 4.0 and later).
+    static func resetPeakResidentBytes() {
+        try? Data("5".utf8).write(to: URL(filePath: "/proc/self/clear_refs"))
     }
 
     private static func fileSize(_ url: URL) -> Int {

@@ -37,6 +37,7 @@ extension DiskLRUCache {
     ) throws(Failure) -> T {
         var trash: [String] = []
         var unlinking: DispatchGroup?
+        var unlinkFailures: TrashUnlinkFailures?
         var needsCleanup = false
         var readLines: JournalReadFlush?
         defer {
@@ -44,7 +45,9 @@ extension DiskLRUCache {
             readLines?.write()
             // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
             // a clean marker sweeps it, and a failed delete here only costs that marker.
-            for path in trash { try? cacheDirectory.fileSystem.removeFileIfPresent(path) }
+            for path in trash where (try? cacheDirectory.fileSystem.removeFileIfPresent(path)) == nil {
+                unlinkFailures?.note()
+            }
             unlinking?.leave()
             if needsCleanup { scheduleCleanup() }
             // Consumers of `changes()` resume only now, with the lock released.
@@ -54,7 +57,10 @@ extension DiskLRUCache {
             defer {
                 if writesReadLines { readLines = state.takeReadFlush() }
                 trash = state.takeTrashToUnlink()
-                if !trash.isEmpty { unlinking = state.trashBeingUnlinked }
+                if !trash.isEmpty {
+                    unlinking = state.trashBeingUnlinked
+                    unlinkFailures = state.trashUnlinkFailures
+                }
                 state.checkInvariants()
             }
             let result = try body(&state)

@@ -111,7 +111,8 @@ public final class DiskLRUCache: Sendable {
                 directory: cacheDirectory,
                 ceiling: min(
                     Int64(maxSize),
-                    max(64, options.growsPackedSegments ? PackedStorage.largestSegmentSize : options.packedSegmentSize)))
+                    max(64, options.growsPackedSegments ? PackedStorage.largestSegmentSize : options.packedSegmentSize))
+            )
             : nil
         var journal = JournalWriter(
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,

@@ -18,7 +18,9 @@ extension EntryTable {
             }
             keyBytes += KeyArena.prefixSize(record.keyLength) + record.keyLength
             let found = withKey(at: index) { self.index(ofKey: $0) }
-            guard found == index else { return "the key of record \(index) leads to \(found.map(String.init) ?? "nothing")" }
+            guard found == index else {
+                return "the key of record \(index) leads to \(found.map(String.init) ?? "nothing")"
+            }
             guard record.isEditing == (editors[index] != nil) else { return "record \(index) and the editors disagree" }
             guard record.flags.contains(.spilledLengths) == (spilledLengths[index] != nil) else {
                 return "record \(index) and the spilled lengths disagree"
@@ -32,7 +34,8 @@ extension EntryTable {
             return "readableCount is \(readableCount) but \(readable) entries are readable"
         }
         guard keyBytes + arena.garbage == arena.count else {
-            return "the arena holds \(arena.count) bytes: \(keyBytes) of live keys and \(arena.garbage) counted as garbage"
+            return
+                "the arena holds \(arena.count) bytes: \(keyBytes) of live keys and \(arena.garbage) counted as garbage"
         }
         let sideRecords = Array(editors.keys) + Array(spilledLengths.keys) + Array(spilledOffsets.keys)
         if let stray = sideRecords.first(where: { !isLive(slot: $0) }) {

@@ -356,7 +356,9 @@ struct EntryTable {
                     records[record].keyOffset == offset && records[record].keyLength == key.count
                 }
             },
-            relocate: { record, newOffset in records[record].setKey(offset: newOffset, length: records[record].keyLength) })
+            relocate: { record, newOffset in
+                records[record].setKey(offset: newOffset, length: records[record].keyLength)
+            })
         self.arena = arena
     }
 

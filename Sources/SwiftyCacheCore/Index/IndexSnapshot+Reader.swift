@@ -45,7 +45,8 @@ extension IndexSnapshot {
             filled = left
             position = 0
             let want = min(buffer.count &- filled, bodyCount &- fileOffset)
-            let read = region.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled &+ want)]), at: fileOffset)
+            let read = region.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled &+ want)]), at: fileOffset)
             guard read == want else { return false }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[filled..<(filled &+ read)]))
             filled &+= read

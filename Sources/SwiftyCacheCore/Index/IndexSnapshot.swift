@@ -25,8 +25,8 @@
 ///   into the key arena.
 enum IndexSnapshot {
     static let magic = Array("SCIDX001".utf8)
-    /// The size of the buffer bytes go through.
-    static let bufferSize = 1 << 20
+    /// The size of the buffer bytes go through (tests pass smaller ones).
+    static let defaultBufferSize = 1 << 20
 
     /// Whether `table` can be written: only committed entries with `valueCount` lengths and
     /// keys of 1 to 255 bytes, not an edit in progress (nor a key longer than 255 bytes,
@@ -50,7 +50,7 @@ enum IndexSnapshot {
     /// Stops at the first piece `emit` fails to write (returns `false`).
     static func write(
         _ table: EntryTable, appVersion: Int, valueCount: Int, storesLocations: Bool, redundantOpCount: Int,
-        to emit: (UnsafeRawBufferPointer) -> Bool
+        bufferSize: Int = defaultBufferSize, to emit: (UnsafeRawBufferPointer) -> Bool
     ) {
         guard canWrite(table, valueCount: valueCount) else { return }
         var hasher = XXHash64.Stream()
@@ -102,7 +102,8 @@ enum IndexSnapshot {
     /// leaving `table` empty, when the bytes are not a whole, matching snapshot or its lengths
     /// add up past `Int.max`.
     static func read(
-        _ region: FileRegion, appVersion: Int, valueCount: Int, storesLocations: Bool, into table: inout EntryTable
+        _ region: FileRegion, appVersion: Int, valueCount: Int, storesLocations: Bool,
+        bufferSize: Int = defaultBufferSize, into table: inout EntryTable
     ) -> Loaded? {
         guard region.count >= magic.count + 8, valueCount >= 0, valueCount <= 1 << 20 else { return nil }
         let bodyCount = region.count - 8
@@ -118,7 +119,8 @@ enum IndexSnapshot {
         tags.reserveCapacity(batch)
         defer { reader.deallocate() }
         let loaded = { () -> Loaded? in
-            guard reader.ensure(largestEntry), reader.skip(magic), reader.varint() == UInt64(bitPattern: Int64(appVersion)),
+            guard reader.ensure(largestEntry), reader.skip(magic),
+                reader.varint() == UInt64(bitPattern: Int64(appVersion)),
                 reader.varint() == UInt64(valueCount), reader.byte() == (storesLocations ? 1 : 0),
                 let redundant = reader.varint().flatMap({ Int(exactly: $0) }),
                 let count = reader.varint().flatMap({ Int(exactly: $0) }),
@@ -147,7 +149,9 @@ enum IndexSnapshot {
                 table.prefetch(tags: tags)
                 for (entry, tag) in zip(entries, tags) {
                     // A key twice: not an index this cache wrote.
-                    guard table.appendCommitted(key: entry.key, tag: tag, lengths: entry.lengths, location: entry.location)
+                    guard
+                        table.appendCommitted(
+                            key: entry.key, tag: tag, lengths: entry.lengths, location: entry.location)
                     else { return nil }
                 }
                 remaining -= size

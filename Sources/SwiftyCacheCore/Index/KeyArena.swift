@@ -122,8 +122,9 @@ struct KeyArena {
     static func bytesEqual(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, count: Int) -> Bool {
         var index = 0
         while count &- index >= 8 {
-            guard left.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                == right.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            guard
+                left.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    == right.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             else { return false }
             index &+= 8
         }

@@ -10,6 +10,11 @@ enum CompactJournal {
     /// Entries formatted per batch: about 100 bytes each, so the buffer stays near a mebibyte.
     static let batchSize = 8192
 
+    /// The batch of a rebuild outside the lock for `count` entries: at most ``batchSize``, at
+    /// least 1,024, and four batches in between, so that writers get the lock between them in a
+    /// cache of a few thousand entries too (and a test of a thousand sees more than one batch).
+    static func batchSize(forEntries count: Int) -> Int { min(batchSize, max(1_024, count / 4)) }
+
     /// The header and the `REMOVE` lines that precede the entries.
     static func prefix(header: [UInt8], removedKeys: some Sequence<String>, format: Journal.Format) -> [UInt8] {
         var bytes = header

@@ -238,7 +238,6 @@ package enum Journal {
         text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
-
     private static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
         guard value > 0 else {
             buffer.append(UInt8(ascii: "0"))

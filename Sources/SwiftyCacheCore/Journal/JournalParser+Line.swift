@@ -49,7 +49,9 @@ extension JournalParser {
     ) -> Result<(key: Slice<UnsafeBufferPointer<UInt8>>, operation: Journal.Operation), Journal.Corruption> {
         let space = UInt8(ascii: " ")
         // Built only for a line that is wrong: formatting it costs more than parsing a good one.
-        func corrupt() -> Result<(key: Slice<UnsafeBufferPointer<UInt8>>, operation: Journal.Operation), Journal.Corruption> {
+        func corrupt() -> Result<
+            (key: Slice<UnsafeBufferPointer<UInt8>>, operation: Journal.Operation), Journal.Corruption
+        > {
             .failure(Journal.Corruption(description: "unexpected journal line: \(quoted(line))"))
         }
         guard let firstSpace = line.firstIndex(of: space) else { return corrupt() }
@@ -79,7 +81,8 @@ extension JournalParser {
         case .failure(.malformed): return corrupt()
         case .failure(.overflow):
             return .failure(
-                Journal.Corruption(description: "the lengths of \(String(decoding: key, as: UTF8.self)) add up past Int.max"))
+                Journal.Corruption(
+                    description: "the lengths of \(String(decoding: key, as: UTF8.self)) add up past Int.max"))
         }
         let (lengths, locationFields) = (numbers.lengths, numbers.location)
         guard storesLocations else { return .success((key, .clean(lengths: lengths))) }

@@ -163,7 +163,9 @@ struct JournalParser {
         }
     }
 
-    private mutating func handleLine(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void) {
+    private mutating func handleLine(
+        _ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+    ) {
         var line = raw[...]
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if firstLine == .unknown {

@@ -26,13 +26,14 @@ struct JournalRebuild {
     /// to stable storage (always: it will replace a journal that may be durable). Returns
     /// whether all of it was written; a failure leaves the old journal in use.
     ///
-    /// - Complexity: O(n) in the entries, in batches of ``CompactJournal/batchSize``.
+    /// - Complexity: O(n) in the entries, in batches of ``CompactJournal/batchSize(forEntries:)``.
     func write(with fileSystem: any FileSystem, lines: (ArraySlice<UInt32>) -> [UInt8]) -> Bool {
         do {
             try fileSystem.writeAll(pending.file, prefix)
+            let batch = CompactJournal.batchSize(forEntries: order.count)
             var start = 0
             while start < order.count {
-                let end = min(order.count, start + CompactJournal.batchSize)
+                let end = min(order.count, start + batch)
                 try fileSystem.writeAll(pending.file, lines(order[start..<end]))
                 start = end
             }

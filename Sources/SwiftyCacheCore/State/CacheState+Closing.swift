@@ -35,7 +35,10 @@ extension CacheState {
         // a delete failed: then the next open sweeps. The marker is written while the
         // directory is still locked, so no other cache can open before it exists.
         for trash in takePendingDeletions() { deleteFile(trash) }
-        if failure == nil && isJournalHealthy && !hasUndeletedFiles {
+        // Other threads' unlinks of trash end before the marker is decided: one that failed
+        // leaves a file the next open must sweep.
+        trashBeingUnlinked.wait()
+        if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any {
             directory.leaveCleanMarker { emit in
                 IndexSnapshot.write(
                     table, appVersion: journal.appVersion, valueCount: valueCount,

@@ -20,7 +20,8 @@ extension CacheState {
             tags.formUnion(JournalLineCheck.tags(in: line))
         }
         if !tags.isEmpty {
-            for index in table.indicesInStorageOrder where tags.contains(JournalLineCheck.tag(of: table.key(at: index))) {
+            for index in table.indicesInStorageOrder where tags.contains(JournalLineCheck.tag(of: table.key(at: index)))
+            {
                 victims.insert(table.key(at: index))
             }
         }

@@ -17,7 +17,7 @@ extension CacheState {
         var total = 0
         for index in table.indicesInStorageOrder {
             let entry = table[index]
-            if let problem = entryViolation(entry, key: table.key(at: index)) { return problem }
+            if let problem = entryViolation(entry) { return "entry \(table.key(at: index)) \(problem)" }
             if entry.isReadable {
                 let (sum, overflow) = total.addingReportingOverflow(entry.totalLength)
                 total = overflow ? Int.max : sum
@@ -28,20 +28,20 @@ extension CacheState {
     }
 
     /// What is wrong with one entry, `nil` if nothing.
-    private func entryViolation(_ entry: Entry, key: String) -> String? {
+    private func entryViolation(_ entry: Entry) -> String? {
         guard entry.lengths.count == valueCount else {
-            return "entry \(key) has \(entry.lengths.count) lengths, not \(valueCount)"
+            return "has \(entry.lengths.count) lengths, not \(valueCount)"
         }
-        guard entry.lengths.allSatisfy({ $0 >= 0 }) else { return "entry \(key) has a negative length" }
+        guard entry.lengths.allSatisfy({ $0 >= 0 }) else { return "has a negative length" }
         guard entry.isReadable || entry.isBeingEdited else {
-            return "entry \(key) is neither committed nor being edited"
+            return "is neither committed nor being edited"
         }
         guard !entry.isDirtyJournaled || entry.isBeingEdited else {
-            return "entry \(key) has a DIRTY line but no editor"
+            return "has a DIRTY line but no editor"
         }
-        guard entry.editorID < nextEditorID else { return "entry \(key) has an editor never issued" }
+        guard entry.editorID < nextEditorID else { return "has an editor never issued" }
         guard entry.sequenceNumber < nextSequenceNumber else {
-            return "entry \(key) has a sequence number never issued"
+            return "has a sequence number never issued"
         }
         return nil
     }

@@ -227,10 +227,12 @@ extension CacheState {
             }
             if count == 0 { break }
             offset += Int64(count)
-            parser.consume(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), keyBytes: { key, operation in
-                batch.append(key, operation)
-                if batch.isFull { applyBatch() }
-            })
+            parser.consume(
+                UnsafeRawBufferPointer(rebasing: chunk[0..<count]),
+                keyBytes: { key, operation in
+                    batch.append(key, operation)
+                    if batch.isFull { applyBatch() }
+                })
             if !parser.wantsMoreInput { break }
         }
         applyBatch()

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The cache's own files to delete: renamed out of the way under the lock and unlinked after it,
 /// and files that could not be deleted, remembered for the next open's sweep.
@@ -49,4 +50,14 @@ extension CacheState {
         trashBeingUnlinked.enter()
         return takePendingDeletions()
     }
+}
+
+/// Whether an unlink of trash, made after the cache lock was released, failed: recorded without
+/// the lock (which `close()` may hold while it waits for the unlinks to end).
+final class TrashUnlinkFailures: Sendable {
+    private let failed = Atomic<Bool>(false)
+
+    func note() { failed.store(true, ordering: .releasing) }
+
+    var any: Bool { failed.load(ordering: .acquiring) }
 }

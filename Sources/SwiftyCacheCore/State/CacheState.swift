@@ -33,6 +33,9 @@ struct CacheState {
     /// after the lock is released): `close()` waits for them before it gives up the directory,
     /// so that nothing of this cache touches the directory once `close()` has returned.
     let trashBeingUnlinked = DispatchGroup()
+    /// Set by a thread whose unlink of trash failed after the lock: `close()` then leaves no
+    /// clean marker, so that the next open sweeps the file.
+    let trashUnlinkFailures = TrashUnlinkFailures()
     /// Set when a file could not be deleted: then `close()` leaves no clean marker, and the
     /// next open sweeps the directory.
     var hasUndeletedFiles = false

@@ -25,7 +25,8 @@ import Testing
     @Test func entriesRoundTripTheirFieldsInlineAndSpilled() {
         var table = EntryTable()
         let small = table.insert(key: "small", valueCount: 2)
-        table.setCommitted(small, lengths: [60, 280], location: ValueLocation(segment: 3, offset: 4096), sequenceNumber: 7)
+        table.setCommitted(
+            small, lengths: [60, 280], location: ValueLocation(segment: 3, offset: 4096), sequenceNumber: 7)
         let wide = table.insert(key: "wide", valueCount: 2)
         table.setCommitted(wide, lengths: [5_000_000_000, 1], location: ValueLocation(segment: 1, offset: 1 << 33))
         let three = table.insert(key: "three", valueCount: 3)

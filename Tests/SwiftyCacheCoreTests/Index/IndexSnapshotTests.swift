@@ -78,38 +78,6 @@ import Testing
         #expect(try reopened.strings("k10") == ["again", "y"])
     }
 
-    /// A snapshot several times the size of the buffer it is written and read through: entries
-    /// straddle the buffer's refills, and a flipped byte past the first mebibyte or a cut tail
-    /// is still refused by the checksum computed on the way.
-    @Test(arguments: bothStorages) func aSnapshotLargerThanTheReadBufferLoadsAndIsChecked(
-        storage: DiskLRUCache.Storage
-    ) throws {
-        let keys = (0..<30_000).map { "key-\($0)-" + String(repeating: "k", count: 40 + $0 % 65) }
-        let damages: [(String, (inout [UInt8]) -> Void)] = [
-            ("intact", { _ in }), ("a flipped bit at 1.5 MiB", { $0[(3 << 20) / 2] ^= 0x01 }),
-            ("a cut tail", { $0.removeLast(9) }),
-        ]
-        // The damage is the same in either storage: file storage loads the intact one only.
-        for (name, damage) in storage == .files ? Array(damages.prefix(1)) : damages {
-            let directory = TemporaryDirectory()
-            let cache = try openCache(directory.url, storage: storage)
-            for (number, key) in keys.enumerated() { try cache.set(key, "\(number)", "") }
-            let order = try cache.keys()
-            try cache.close()
-            // The marker's line names the journal's size and time, not the snapshot's: damage
-            // to the snapshot leaves the marker vouching, and only the checksum refuses it.
-            let markerURL = directory.appending("journal.clean")
-            var marker = Array(try Data(contentsOf: markerURL))
-            #expect(marker.count > 2 << 20)
-            damage(&marker)
-            try Data(marker).write(to: markerURL)
-            let reopened = try openCache(directory.url, storage: storage)
-            #expect(reopened.recoveryReport.loadedIndexSnapshot == (name == "intact"), "\(name)")
-            #expect(try reopened.keys() == order, "\(name)")
-            #expect(try reopened.strings(keys[17_777]) == ["17777", ""], "\(name)")
-        }
-    }
-
     /// One slot and two are held inline by the index, three and more in an array: each loads.
     @Test(arguments: [1, 2, 3, 5]) func everySlotCountLoadsItsLengths(valueCount: Int) throws {
         let cache = try openCache(directory.url, valueCount: valueCount, storage: .packed)

@@ -27,6 +27,8 @@ import Darwin
     }
 
     static func key(_ i: Int) -> String { "key-\(1_000_000 + i)" }
+    /// A key of 112 characters: a thousand of their lines outweigh any other write.
+    static func longKey(_ i: Int) -> String { key(i) + "-" + String(repeating: "k", count: 100) }
 
     /// Fills the cache, then reads until the redundant `READ` lines call for a rebuild, whose
     /// write of `journal.tmp` is held. Returns once the write is held.
@@ -105,23 +107,24 @@ import Darwin
     @Test(arguments: bothStorages)
     func entriesChangedBetweenBatchesReplayToTheirLastState(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
-        let count = 20_000  // three batches of lines
-        for i in 0..<count { try cache.setData([Data("v\(i)".utf8)], forKey: Self.key(i)) }
+        let count = 1_200  // two batches: 1,024 lines and 176
+        for i in 0..<count { try cache.setData([Data("v\(i)".utf8)], forKey: Self.longKey(i)) }
         cache.waitForBackgroundWork()
-        // The first batch, about 200 KB of lines, is held once formatted; the others wait.
-        let hold = fileSystem.holdNextWrite(largerThan: 100_000)
-        for i in 0..<(count + 2_000) { _ = try cache.data(forKey: Self.key(i % count)) }
+        // The first batch, about 120 KB of lines (a flush of READ lines is at most 8 KiB), is
+        // held once formatted; the second waits.
+        let hold = fileSystem.holdNextWrite(largerThan: 20_000)
+        for i in 0..<(count + 2_600) { _ = try cache.data(forKey: Self.longKey(i % count)) }
         try #require(hold.waitUntilHeld(), "no rebuild started")
         // Spread over the LRU order, so that some fall in the held batch and some after it.
-        let changed = stride(from: 0, to: count, by: 2_500).map { $0 }
+        let changed = stride(from: 0, to: count, by: 100).map { $0 }
         let finished = finishesWhileHeld {
             for (n, i) in changed.enumerated() {
                 switch n % 3 {
-                case 0: #expect(try cache.remove(Self.key(i)))
-                case 1: try cache.setData([Data("changed".utf8)], forKey: Self.key(i))
+                case 0: #expect(try cache.remove(Self.longKey(i)))
+                case 1: try cache.setData([Data("changed".utf8)], forKey: Self.longKey(i))
                 default:
-                    #expect(try cache.remove(Self.key(i)))
-                    try cache.setData([Data("again".utf8)], forKey: Self.key(i))
+                    #expect(try cache.remove(Self.longKey(i)))
+                    try cache.setData([Data("again".utf8)], forKey: Self.longKey(i))
                 }
             }
             try cache.setData([Data("new".utf8)], forKey: "brand-new")
@@ -139,10 +142,10 @@ import Darwin
         expectNothingRepaired(reopened.recoveryReport)
         for (n, i) in changed.enumerated() {
             let expected: [Data]? = [nil, [Data("changed".utf8)], [Data("again".utf8)]][n % 3]
-            #expect(try reopened.data(forKey: Self.key(i)) == expected, "key \(i)")
+            #expect(try reopened.data(forKey: Self.longKey(i)) == expected, "key \(i)")
         }
         #expect(try reopened.data(forKey: "brand-new") == [Data("new".utf8)])
-        #expect(try reopened.data(forKey: Self.key(1)) == [Data("v1".utf8)])
+        #expect(try reopened.data(forKey: Self.longKey(1)) == [Data("v1".utf8)])
         let removed = changed.enumerated().filter { $0.offset % 3 == 0 }.count
         #expect(try reopened.keys().count == count - removed + 1)
     }

@@ -57,11 +57,7 @@ extension XXHash64 {
         func finalize() -> UInt64 {
             var hash: UInt64
             if length >= 32 {
-                hash = rotate(v1, 1) &+ rotate(v2, 7) &+ rotate(v3, 12) &+ rotate(v4, 18)
-                hash = merge(hash, v1)
-                hash = merge(hash, v2)
-                hash = merge(hash, v3)
-                hash = merge(hash, v4)
+                hash = converge(v1, v2, v3, v4)
             } else {
                 hash = seed &+ prime5
             }

@@ -32,11 +32,7 @@ package enum XXHash64 {
                 v4 = round(v4, read64(base, index &+ 24))
                 index &+= 32
             }
-            hash = rotate(v1, 1) &+ rotate(v2, 7) &+ rotate(v3, 12) &+ rotate(v4, 18)
-            hash = merge(hash, v1)
-            hash = merge(hash, v2)
-            hash = merge(hash, v3)
-            hash = merge(hash, v4)
+            hash = converge(v1, v2, v3, v4)
         } else {
             hash = seed &+ prime5
         }
@@ -75,6 +71,16 @@ package enum XXHash64 {
         hash = hash &* prime3
         hash ^= hash >> 32
         return hash
+    }
+
+    /// The four lanes of 32-byte stripes folded into one value.
+    @inline(__always)
+    static func converge(_ v1: UInt64, _ v2: UInt64, _ v3: UInt64, _ v4: UInt64) -> UInt64 {
+        var hash = rotate(v1, 1) &+ rotate(v2, 7) &+ rotate(v3, 12) &+ rotate(v4, 18)
+        hash = merge(hash, v1)
+        hash = merge(hash, v2)
+        hash = merge(hash, v3)
+        return merge(hash, v4)
     }
 
     @inline(__always)
