@@ -11,9 +11,11 @@ import Testing
 /// writes).
 @Suite struct PreviousReleaseFixtureTests {
     /// b6dd705 wrote packed journals without line checks; 2d5dc03 with them, and a space
-    /// reserve; fac2db5, the release before this one, the same as 2d5dc03: SHA-256 names, no
-    /// key naming record, JSON by Foundation's coders, which this release reads with its own.
-    static let releases = ["b6dd705", "2d5dc03", "fac2db5"]
+    /// reserve; fac2db5 the same as 2d5dc03: SHA-256 names, no key naming record, JSON by
+    /// Foundation's coders, which this release reads with its own. acbc5fb, the release before
+    /// this one (its index was a dictionary of `String`s, this one's a key arena), wrote
+    /// xxHash names with their `objectcache-keys` record and JSON by the built-in coder.
+    static let releases = ["b6dd705", "2d5dc03", "fac2db5", "acbc5fb"]
 
     static func fixtures(_ release: String) -> URL {
         URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
