@@ -37,4 +37,21 @@ extension EntryTable {
     /// The entries an editor holds, in storage order.
     /// - Complexity: O(k log k) in the k entries being edited, not O(n).
     var indicesBeingEdited: [Int] { editors.keys.sorted() }
+
+    /// The number of slots, live or free: ``entry(inSlot:)`` walks them in bounded batches.
+    var slotCount: Int { records.count }
+
+    /// Whether `slot` holds an entry.
+    func isLive(slot: Int) -> Bool { slot >= 0 && slot < records.count && records[slot].isLive }
+
+    /// The entry in `slot`, `nil` for a free one.
+    func entry(inSlot slot: Int) -> Entry? { isLive(slot: slot) ? self[slot] : nil }
+
+    /// Where the committed entry in `slot` keeps its values, and their lengths; `nil` for a
+    /// free slot or an entry never committed.
+    func committedValues(inSlot slot: Int) -> (location: ValueLocation, lengths: SlotLengths)? {
+        guard isLive(slot: slot), records[slot].isReadable else { return nil }
+        let record = records[slot]
+        return (location(of: record, at: slot), lengths(of: record, at: slot))
+    }
 }

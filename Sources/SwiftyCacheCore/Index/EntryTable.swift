@@ -104,12 +104,12 @@ struct EntryTable {
     }
 
     @inline(__always)
-    private func lengths(of record: EntryRecord, at index: Int) -> SlotLengths {
+    func lengths(of record: EntryRecord, at index: Int) -> SlotLengths {
         record.flags.contains(.spilledLengths) ? spilledLengths[index] ?? [] : record.inlineLengths
     }
 
     @inline(__always)
-    private func location(of record: EntryRecord, at index: Int) -> ValueLocation {
+    func location(of record: EntryRecord, at index: Int) -> ValueLocation {
         let offset = record.flags.contains(.spilledOffset) ? spilledOffsets[index] ?? 0 : Int64(record.offset)
         return ValueLocation(segment: record.segment, offset: offset)
     }
@@ -133,23 +133,6 @@ struct EntryTable {
 
     /// Whether the entry at `index` has been committed.
     func isReadable(_ index: Int) -> Bool { records[index].isLive && records[index].isReadable }
-
-    /// The number of slots, live or free: ``entry(inSlot:)`` walks them in bounded batches.
-    var slotCount: Int { records.count }
-
-    /// Whether `slot` holds an entry.
-    func isLive(slot: Int) -> Bool { slot >= 0 && slot < records.count && records[slot].isLive }
-
-    /// The entry in `slot`, `nil` for a free one.
-    func entry(inSlot slot: Int) -> Entry? { isLive(slot: slot) ? self[slot] : nil }
-
-    /// Where the committed entry in `slot` keeps its values, and their lengths; `nil` for a
-    /// free slot or an entry never committed.
-    func committedValues(inSlot slot: Int) -> (location: ValueLocation, lengths: SlotLengths)? {
-        guard isLive(slot: slot), records[slot].isReadable else { return nil }
-        let record = records[slot]
-        return (location(of: record, at: slot), lengths(of: record, at: slot))
-    }
 
     /// Records that the entry's values moved (compaction); not a use, not a new version.
     mutating func setLocation(_ index: Int, _ location: ValueLocation) {
@@ -400,24 +383,6 @@ struct EntryTable {
         } else {
             records[index].flags.remove(.readable)
             readableCount &-= 1
-        }
-    }
-
-    mutating func setEditor(_ index: Int, _ editorID: UInt64) {
-        if editorID == 0 {
-            records[index].flags.remove(.editing)
-            editors[index] = nil
-        } else {
-            records[index].flags.insert(.editing)
-            editors[index] = editorID
-        }
-    }
-
-    mutating func setDirtyJournaled(_ index: Int, _ isJournaled: Bool) {
-        if isJournaled {
-            records[index].flags.insert(.dirtyJournaled)
-        } else {
-            records[index].flags.remove(.dirtyJournaled)
         }
     }
 
