@@ -1,9 +1,9 @@
 import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// The calls into the engine: its key for a typed key, the write stripe that orders writes of
@@ -18,6 +18,7 @@ extension ObjectCache {
         }
     }
 
+    @inlinable
     func encodeKey(_ key: Key, operation: ObjectCacheError.Operation) throws -> Data {
         do {
             return try KeyCoding.bytes(of: key)
@@ -27,6 +28,7 @@ extension ObjectCache {
     }
 
     /// Runs an engine call, wrapping its error with the key and operation.
+    @inlinable
     func diskCall<T>(_ key: Key?, operation: ObjectCacheError.Operation, _ body: () throws -> T)
         throws(ObjectCacheError) -> T
     {

@@ -1,21 +1,34 @@
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// The way to and from the disk: loading and decoding an entry, encoding and writing one,
 /// saving what the memory tier hands back, and dropping what a read found unusable.
 extension ObjectCache {
+    @usableFromInline
     struct Loaded {
-        var value: Value
-        var cost: Int
-        var expires: Date?
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+        @usableFromInline var expires: Date?
+
+        @inlinable
+        init(value: Value, cost: Int, expires: Date?) {
+            self.value = value
+            self.cost = cost
+            self.expires = expires
+        }
     }
 
     /// Reads and decodes the entry for `key` from disk; `nil` for a miss of any kind.
+    ///
+    /// Inlinable, as the rest of a disk read: it runs specialized for the caller's types,
+    /// where unspecialized generic code would look up the metadata of every generic type it
+    /// touches (a tenth of a read of a small value). The rare outcomes go out of line.
+    @inlinable
     func load(_ key: Key, now: Date) throws -> Loaded? {
         let keyBytes = try encodeKey(key, operation: .value)
         let engineKey = keyHasher.engineKey(for: keyBytes)
@@ -25,13 +38,22 @@ extension ObjectCache {
         guard let slots = try diskCall(key, operation: .value, { try disk.data(forKey: engineKey) }) else {
             return nil
         }
-        switch decode(slots, keyBytes: keyBytes, now: now) {
-        case .loaded(let loaded):
-            return loaded
+        let decoded = decode(slots, keyBytes: keyBytes, now: now)
+        if case .loaded(let loaded) = decoded { return loaded }
+        try discard(decoded, key: key, engineKey: engineKey)
+        return nil
+    }
+
+    /// Reports, counts and (but for a collision) drops an entry a read could not use.
+    @usableFromInline
+    func discard(_ decoded: Decoded, key: Key, engineKey: String) throws {
+        switch decoded {
+        case .loaded:
+            return
         case .collision:
             // Another key hashed to the same name: its entry stays, this key misses.
             eventHandler?(.hashCollision(key: key))
-            return nil
+            return
         case .incompatible:
             eventHandler?(.incompatibleEntry(key: key))
         case .expired:
@@ -39,16 +61,16 @@ extension ObjectCache {
             eventHandler?(.expired(key: key))
             try dropFromDisk(engineKey, key: key)
             publish(.expired, key: key)
-            return nil
+            return
         case .undecodable(let error):
             memory.withLock(for: key) { $0.statistics.decodeFailures += 1 }
             eventHandler?(.decodingFailed(key: key, error: error))
         }
         try dropFromDisk(engineKey, key: key)
-        return nil
     }
 
     /// What the slots of an entry hold for `key`.
+    @usableFromInline
     enum Decoded {
         case loaded(Loaded)
         /// Another key's entry under the same hashed name.
@@ -60,23 +82,32 @@ extension ObjectCache {
     }
 
     /// Decodes an entry's slots, without side effects: the caller counts, reports and drops.
+    @inlinable
     func decode(_ slots: [Data], keyBytes: Data, now: Date) -> Decoded {
-        guard let envelope = try? Envelope(decoding: slots[0]),
-            envelope.codec == format.codec || envelope.codec == .raw
-        else { return .incompatible }
-        guard envelope.keyBytes == keyBytes else { return .collision }
-        if envelope.isExpired(at: now) { return .expired }
+        let codec: ObjectCacheFormat.Codec
+        let expires: Date?
+        switch Envelope.check(slots, keyBytes: keyBytes, now: now, codec: format.codec) {
+        case .payload(let payloadCodec, let payloadExpires): (codec, expires) = (payloadCodec, payloadExpires)
+        case .collision: return .collision
+        case .incompatible: return .incompatible
+        case .expired: return .expired
+        }
         let payload = slots[1]
         do {
-            var value = try decodeValue(payload, codec: envelope.codec)
-            if attachmentCount > 0, var attachable = value as? any CacheAttachments {
-                attachable.restoreAttachments(Array(slots[2...]))
-                if let restored = attachable as? Value { value = restored }
-            }
-            return .loaded(Loaded(value: value, cost: payload.count, expires: envelope.expires))
+            var value = try decodeValue(payload, codec: codec)
+            if attachmentCount > 0 { value = restoringAttachments(of: value, from: slots) }
+            return .loaded(Loaded(value: value, cost: payload.count, expires: expires))
         } catch {
             return .undecodable(error)
         }
+    }
+
+    /// `value` with the raw parts of a ``CacheAttachments`` value put back from `slots[2...]`.
+    @usableFromInline
+    func restoringAttachments(of value: Value, from slots: [Data]) -> Value {
+        guard var attachable = value as? any CacheAttachments else { return value }
+        attachable.restoreAttachments(Array(slots[2...]))
+        return attachable as? Value ?? value
     }
 
     /// What a read from memory only found (see ``valueIfInMemory(forKey:)``).
@@ -115,15 +146,20 @@ extension ObjectCache {
         return .finished(loaded.value, mustSave: stored ? memory.trim(after: key) : [])
     }
 
-    private func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
-        if codec == .raw {
-            guard let data = payload as? Value else {
-                throw DecodingError.typeMismatch(
-                    Value.self, .init(codingPath: [], debugDescription: "raw bytes stored, \(Value.self) expected"))
-            }
-            return data
-        }
+    @inlinable
+    func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
+        if codec == .raw { return try rawValue(payload) }
         return try format.decode(Value.self, from: payload)
+    }
+
+    /// Raw bytes stored for the key, as the value: only a `Data` value can be them.
+    @usableFromInline
+    func rawValue(_ payload: Data) throws -> Value {
+        guard let data = payload as? Value else {
+            throw DecodingError.typeMismatch(
+                Value.self, .init(codingPath: [], debugDescription: "raw bytes stored, \(Value.self) expected"))
+        }
+        return data
     }
 
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
@@ -176,6 +212,7 @@ extension ObjectCache {
 
     /// Applies the memory limits after a store of `key`, saving unsaved values before
     /// dropping them.
+    @usableFromInline
     func trimMemory(after key: Key) {
         saveAndDrop(memory.trim(after: key))
     }
@@ -198,7 +235,8 @@ extension ObjectCache {
 
     /// Removes an entry a read found unusable (expired, undecodable, another format); a
     /// read-only cache leaves it, and the read is a miss all the same.
-    private func dropFromDisk(_ engineKey: String, key: Key) throws {
+    @usableFromInline
+    func dropFromDisk(_ engineKey: String, key: Key) throws {
         guard !isReadOnly else { return }
         try diskCall(key, operation: .value) { _ = try disk.remove(engineKey) }
     }

@@ -20,22 +20,23 @@ extension ObjectCache {
     }
 
     /// The rest of a read: expiry of a value in memory, then the disk.
-    @usableFromInline
+    ///
+    /// Inlinable, with ``load(_:now:)``: a read from disk runs specialized for the caller's
+    /// types.
+    @inlinable
     func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
         let now = clock()
         // A tier that keeps nothing has nothing to find: straight to the disk.
-        switch memory.keepsNothing ? .miss : memory.find(key, now: now) {
-        case .hit(let value):
-            return value
-        case .expired:
-            memory.countMiss(key)
-            memory.withLock(for: key) { $0.statistics.expirations += 1 }
-            eventHandler?(.expired(key: key))
-            if !isReadOnly { try removeFromDisk(key, operation: .value) }
-            publish(.expired, key: key)
-            return nil
-        case .miss:
-            break
+        if !memory.keepsNothing {
+            switch memory.find(key, now: now) {
+            case .hit(let value):
+                return value
+            case .expired:
+                try expireFromMemory(key)
+                return nil
+            case .miss:
+                break
+            }
         }
         guard let loaded = try load(key, now: now) else {
             memory.countMiss(key)
@@ -46,6 +47,16 @@ extension ObjectCache {
             trimMemory(after: key)
         }
         return loaded.value
+    }
+
+    /// A read that found the value of `key` expired in memory: counted, reported, removed.
+    @usableFromInline
+    func expireFromMemory(_ key: Key) throws {
+        memory.countMiss(key)
+        memory.withLock(for: key) { $0.statistics.expirations += 1 }
+        eventHandler?(.expired(key: key))
+        if !isReadOnly { try removeFromDisk(key, operation: .value) }
+        publish(.expired, key: key)
     }
 
     /// Reads the value for `key`, or `nil`; a write stores it in memory only, unsaved, until

@@ -34,7 +34,7 @@ public import Foundation
 public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>: Sendable {
     /// The engine underneath. The package's tests and benchmarks look at it; users see
     /// ``count``, ``diskSize`` and ``statistics``.
-    package let disk: DiskLRUCache
+    @usableFromInline package let disk: DiskLRUCache
     /// How values are encoded.
     public let format: ObjectCacheFormat
     /// The time-to-live of entries written without `expiresAfter`; `nil` keeps them until evicted.
@@ -43,9 +43,9 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @usableFromInline let memory: MemoryStripes<Key, Value>
     @usableFromInline let clock: @Sendable () -> Date
     /// Names entries by their keys (the package's tests find entries by it).
-    package let keyHasher: any CacheKeyHasher
+    @usableFromInline package let keyHasher: any CacheKeyHasher
     let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
-    let attachmentCount: Int
+    @usableFromInline let attachmentCount: Int
     /// Writers of the same engine key take the same stripe, so concurrent writes of one key
     /// queue up instead of failing with `editInProgress`.
     let writeStripes: [WriteStripe]

@@ -90,6 +90,7 @@ extension ObjectCacheError {
     /// Wraps any error that is not already an ``ObjectCacheError``: the engine's as
     /// ``Code/diskFailure``, anything else (a file-system error of the store) likewise, with
     /// its text.
+    @usableFromInline
     static func wrapping(
         _ error: any Error, key: String?, operation: Operation, file: String = #fileID, line: Int = #line
     ) -> ObjectCacheError {
@@ -125,6 +126,7 @@ extension ObjectCacheError {
     }
 
     /// A value or key (`what`) that its encoder rejected.
+    @usableFromInline
     static func encodingFailed(
         _ what: String, key: String, operation: Operation, cause: any Error, file: String = #fileID, line: Int = #line
     ) -> ObjectCacheError {

@@ -20,6 +20,7 @@ public import Foundation
 /// ```
 public struct ObjectCacheFormat: Sendable {
     /// The codec byte recorded in each entry's envelope.
+    @usableFromInline
     enum Codec: UInt8, Sendable {
         case raw = 0
         case json = 1
@@ -34,7 +35,7 @@ public struct ObjectCacheFormat: Sendable {
         case propertyList(PropertyListEncoder, PropertyListDecoder)
     }
 
-    let codec: Codec
+    @usableFromInline let codec: Codec
     private let coders: Coders
 
     /// JSON with the built-in coders and default options.
@@ -104,6 +105,7 @@ public struct ObjectCacheFormat: Sendable {
         }
     }
 
+    @usableFromInline
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         switch coders {
         case .json(_, let options): try DirectJSONDecoder.decode(type, from: data, options: options)

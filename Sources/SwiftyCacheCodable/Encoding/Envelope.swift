@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// Slot 0 of every entry: what is needed to trust slot 1 before decoding it.
@@ -17,6 +17,7 @@ import Foundation
 ///     16      8     expires, seconds since 1970 (Double bits; NaN: never)
 ///     24      4     key length n
 ///     28      n     the original key's canonical bytes
+@usableFromInline
 struct Envelope: Equatable {
     static let magic = Array("SCOB".utf8)
     static let currentVersion: UInt8 = 1
@@ -82,6 +83,31 @@ struct Envelope: Equatable {
     func isExpired(at now: Date) -> Bool {
         guard let expires else { return false }
         return expires <= now
+    }
+
+    /// What an entry's envelope says of its payload, for a read of `keyBytes` at `now`.
+    @usableFromInline
+    enum Check {
+        /// The payload (slot 1) is the key's value, in `codec`, live until `expires`.
+        case payload(codec: ObjectCacheFormat.Codec, expires: Date?)
+        /// Another key's entry under the same hashed name.
+        case collision
+        /// Another format, or no envelope.
+        case incompatible
+        case expired
+    }
+
+    /// Checks the envelope in `slots[0]` of an entry read for `keyBytes`: its format must be
+    /// `codec` (or raw bytes), its key `keyBytes`, and its expiry after `now`. Not generic, so
+    /// that the typed read around it, specialized for the caller's types, stays small.
+    @usableFromInline
+    static func check(_ slots: [Data], keyBytes: Data, now: Date, codec: ObjectCacheFormat.Codec) -> Check {
+        guard slots.count >= 2, let envelope = try? Envelope(decoding: slots[0]),
+            envelope.codec == codec || envelope.codec == .raw
+        else { return .incompatible }
+        guard envelope.keyBytes == keyBytes else { return .collision }
+        if envelope.isExpired(at: now) { return .expired }
+        return .payload(codec: envelope.codec, expires: envelope.expires)
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

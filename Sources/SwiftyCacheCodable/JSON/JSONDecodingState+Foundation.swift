@@ -6,23 +6,47 @@ import Foundation
 
 /// Dates, data, URLs and decimals, read as Foundation's `JSONDecoder` reads them.
 extension JSONDecodingState {
-    /// The value when `T` is one of those types; `nil` for any other type.
-    func decodeFoundationValue<T: Decodable>(_ type: T.Type, at index: Int) throws -> T? {
-        if T.self == Date.self { return reinterpret(try date(at: index), as: T.self) }
-        if T.self == Data.self { return reinterpret(try data(at: index), as: T.self) }
-        if T.self == URL.self {
+    /// The Foundation types read their own way.
+    enum FoundationLeaf {
+        case date, data, url, decimal
+
+        /// The leaf `type` is, or `nil` for any other type.
+        init?(_ type: Any.Type) {
+            if type == Date.self {
+                self = .date
+            } else if type == Data.self {
+                self = .data
+            } else if type == URL.self {
+                self = .url
+            } else if type == Decimal.self {
+                self = .decimal
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The value of `leaf`'s type `T` at token `index`.
+    ///
+    /// The caller classifies `T` first, so that no `T?` is formed: in code that runs
+    /// unspecialized, an optional of a generic type is a metadata lookup at every call.
+    func decodeFoundationValue<T: Decodable>(_ leaf: FoundationLeaf, as type: T.Type, at index: Int) throws -> T {
+        switch leaf {
+        case .date:
+            return reinterpret(try date(at: index), as: T.self)
+        case .data:
+            return reinterpret(try data(at: index), as: T.self)
+        case .url:
             let text = try string(at: index)
             guard let url = URL(string: text) else { throw corrupted(at: index, "Invalid URL string.") }
             return reinterpret(url, as: T.self)
-        }
-        if T.self == Decimal.self {
+        case .decimal:
             let text = try numberText(at: index, for: Decimal.self)
             guard let decimal = Decimal(string: text) else {
                 throw corrupted(at: index, "Parsed JSON number <\(text)> does not fit in Decimal.")
             }
             return reinterpret(decimal, as: T.self)
         }
-        return nil
     }
 
     private func date(at index: Int) throws -> Date {

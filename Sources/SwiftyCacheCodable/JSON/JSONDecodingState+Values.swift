@@ -16,7 +16,7 @@ extension JSONDecodingState {
         if T.self == [Int].self {
             return reinterpret(try array(at: index) { try integer(Int.self, at: $0) }, as: T.self)
         }
-        if let special = try decodeFoundationValue(type, at: index) { return special }
+        if let leaf = FoundationLeaf(T.self) { return try decodeFoundationValue(leaf, as: T.self, at: index) }
         let convertsKeys = !(options.convertsKeys && T.self is any JSONStringKeyedDictionary.Type)
         return try T(from: JSONValueDecoder(state: self, index: index, convertsKeys: convertsKeys))
     }

@@ -130,6 +130,7 @@ extension JSONEncodingState {
 /// `value` as the type it is known to have (the caller compared the metatypes): a copy without
 /// a dynamic cast.
 @inline(__always)
+@inlinable
 func reinterpret<T, U>(_ value: T, as type: U.Type) -> U {
     withUnsafePointer(to: value) { $0.withMemoryRebound(to: U.self, capacity: 1) { $0.pointee } }
 }

@@ -1,12 +1,13 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// Canonical key bytes: equal keys encode to equal bytes (JSON with sorted keys).
+@usableFromInline
 enum KeyCoding {
-    static let encoder: JSONEncoder = {
+    @usableFromInline static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
@@ -14,6 +15,7 @@ enum KeyCoding {
 
     static let decoder = JSONDecoder()
 
+    @inlinable
     static func bytes<Key: Encodable>(of key: Key) throws -> Data {
         // Strings are by far the most common key: skip the encoder, and tag them so no JSON
         // collides: `s:` and the string's UTF-8, written once into the `Data`.
@@ -22,7 +24,8 @@ enum KeyCoding {
     }
 
     /// `s:` followed by the UTF-8 of `string`.
-    private static func taggedBytes(of string: String) -> Data {
+    @usableFromInline
+    static func taggedBytes(of string: String) -> Data {
         var string = string
         return string.withUTF8 { utf8 in
             var data = Data(count: utf8.count + 2)

@@ -24,8 +24,8 @@ public import Foundation
 struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline let stripes: [ReadMostlyLock<MemoryTier<Key, Value>>]
     @usableFromInline let totals: Totals
-    let countLimit: Int
-    let byteLimit: Int?
+    @usableFromInline let countLimit: Int
+    @usableFromInline let byteLimit: Int?
 
     /// The values and encoded bytes of every stripe, kept by each stripe's lock holder.
     @usableFromInline
@@ -62,6 +62,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Whether the tier keeps nothing (a limit of zero): reads then need no stripe at all.
+    @inlinable
     var keepsNothing: Bool { countLimit <= 0 || byteLimit == 0 }
 
     /// The stripe that holds `key`.
@@ -95,6 +96,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// (not counted: the disk may have it).
     ///
     /// - Complexity: O(1).
+    @usableFromInline
     func find(_ key: Key, now: Date) -> MemoryTier<Key, Value>.Lookup {
         let hash = key.hashValue
         let stripe = stripeIndex(forHash: hash)
@@ -111,13 +113,16 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Counts a read that found nothing, in memory or on disk.
+    @inlinable
     func countMiss(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.misses) }
 
     /// Counts a read answered from disk.
+    @inlinable
     func countDiskHit(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.diskHits) }
 
     /// Keeps a value read from disk unless the tier keeps nothing or a newer value arrived
     /// meanwhile. Returns whether it stored the value, so that the caller trims.
+    @inlinable
     func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
         guard !keepsNothing else { return false }
         return withLock(for: key) { $0.storeLoaded(value, forKey: key, cost: cost, expires: expires) }
@@ -126,6 +131,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Runs `body` on the stripe that holds `key`, with exclusive access.
     ///
     /// - Complexity: O(1): one hash of the key when there are several stripes.
+    @usableFromInline
     func withLock<Result>(for key: Key, _ body: (inout MemoryTier<Key, Value>) -> Result) -> Result {
         withLock(stripe: stripeIndex(for: key), body)
     }

@@ -71,6 +71,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return item.value
     }
 
+    @usableFromInline
     enum Lookup {
         case hit(Value)
         case expired(wasUnsaved: Bool)
@@ -133,6 +134,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
 
     /// Stores a value read from disk unless a newer one arrived meanwhile, or the tier keeps
     /// nothing (a limit of zero). Returns whether it stored it, so that the caller trims.
+    @usableFromInline
     mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
         guard countLimit > 0, byteLimit != 0, items.index(of: key) == nil else { return false }
         store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)

@@ -62,6 +62,7 @@ extension ObjectCache {
 
     /// Remembers which key an engine name stands for, while someone observes, so that the
     /// engine's eviction of it is reported by key.
+    @usableFromInline
     func rememberName(_ engineKey: String, of key: Key) {
         guard changeHub.isObserved || isReadOnly else { return }
         engineNames.withLock { $0[engineKey] = key }

@@ -98,8 +98,17 @@ package final class ChangeHub<Change: ObservedChange>: Sendable {
     /// Resumes the consumers waiting for the changes recorded. Called with the cache lock
     /// released; one atomic load when nothing is ready.
     package func deliverReady() {
-        installedTap?.afterUnlock()
+        // The flag first: a hub without a tap (an object cache's own) forms no optional of its
+        // generic `Tap`, which unspecialized code would look up at every call.
+        if hasTap.load(ordering: .relaxed) { installedTap?.afterUnlock() }
         guard readyCount.load(ordering: .relaxed) > 0 else { return }
+        resumeReady()
+    }
+
+    /// The work of ``deliverReady()`` when a consumer has a change: out of line, so that the
+    /// check before it touches no generic type.
+    @inline(never)
+    private func resumeReady() {
         let deliveries = state.withLock { state -> [(CheckedContinuation<Change?, Never>, Change)] in
             var deliveries: [(CheckedContinuation<Change?, Never>, Change)] = []
             for id in state.ready {

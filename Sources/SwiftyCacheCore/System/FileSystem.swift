@@ -63,6 +63,11 @@ package protocol FileSystem: Sendable {
     func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32
     func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>) throws(SystemCallError)
     func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError)
+
+    /// Asks that reads through `fd` leave the file's access time alone, at best effort: reads
+    /// of packed segments, a few hundred bytes each, then skip the kernel's access-time check.
+    /// Nothing depends on it; the default does nothing.
+    func skipAccessTimeUpdates(_ fd: Int32)
 }
 
 extension FileSystem {
@@ -91,4 +96,6 @@ extension FileSystem {
     package func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError) {
         try unlink(String(cString: path))
     }
+
+    package func skipAccessTimeUpdates(_ fd: Int32) {}
 }

@@ -120,6 +120,21 @@ package struct SystemFileSystem: FileSystem {
     private static let openat2Number = 437
     #endif
 
+    /// Sets `O_NOATIME` (Linux): allowed to the file's owner, refused (`EPERM`) to anyone else,
+    /// which leaves the descriptor as it was.
+    package func skipAccessTimeUpdates(_ fd: Int32) {
+        #if os(Linux)
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | Self.noAccessTime) }
+        #endif
+    }
+
+    #if os(Linux)
+    /// `O_NOATIME` of `<fcntl.h>`, which Glibc's module does not export: `01000000` on every
+    /// architecture Swift supports on Linux.
+    private static let noAccessTime: Int32 = 0o1000000
+    #endif
+
     /// `RWF_NOWAIT` of `<linux/fs.h>`, a cast macro Swift does not import.
     private static let readNoWait: Int32 = 0x08
 

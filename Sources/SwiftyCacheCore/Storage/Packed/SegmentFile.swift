@@ -11,6 +11,7 @@ final class SegmentFile: Sendable {
         self.number = number
         self.fd = fd
         self.fileSystem = fileSystem
+        fileSystem.skipAccessTimeUpdates(fd)
     }
 
     deinit { try? fileSystem.close(fd) }
