@@ -35,10 +35,10 @@ extension ObjectCache {
         rememberName(engineKey, of: key)
         // One engine call reads every slot: one lock and no snapshot object. An expired or
         // colliding entry costs its payload's read too; both are rare.
-        guard let slots = try diskCall(key, operation: .value, { try disk.data(forKey: engineKey) }) else {
+        guard let values = try diskCall(key, operation: .value, { try disk.readValues(forKey: engineKey) }) else {
             return nil
         }
-        let decoded = decode(slots, keyBytes: keyBytes, now: now)
+        let decoded = decode(values, keyBytes: keyBytes, now: now)
         if case .loaded(let loaded) = decoded { return loaded }
         try discard(decoded, key: key, engineKey: engineKey)
         return nil
@@ -81,32 +81,32 @@ extension ObjectCache {
         case undecodable(any Error)
     }
 
-    /// Decodes an entry's slots, without side effects: the caller counts, reports and drops.
+    /// Decodes an entry's slots where the read left them, without side effects: the caller
+    /// counts, reports and drops.
     @inlinable
-    func decode(_ slots: [Data], keyBytes: Data, now: Date) -> Decoded {
+    func decode(_ values: ReadValues, keyBytes: Data, now: Date) -> Decoded {
         let codec: ObjectCacheFormat.Codec
         let expires: Date?
-        switch Envelope.check(slots, keyBytes: keyBytes, now: now, codec: format.codec) {
+        switch Envelope.check(values, keyBytes: keyBytes, now: now, codec: format.codec) {
         case .payload(let payloadCodec, let payloadExpires): (codec, expires) = (payloadCodec, payloadExpires)
         case .collision: return .collision
         case .incompatible: return .incompatible
         case .expired: return .expired
         }
-        let payload = slots[1]
         do {
-            var value = try decodeValue(payload, codec: codec)
-            if attachmentCount > 0 { value = restoringAttachments(of: value, from: slots) }
-            return .loaded(Loaded(value: value, cost: payload.count, expires: expires))
+            var value = try values.withBytes(ofSlot: 1) { try decodeValue($0, codec: codec) }
+            if attachmentCount > 0 { value = restoringAttachments(of: value, from: values) }
+            return .loaded(Loaded(value: value, cost: values.length(ofSlot: 1), expires: expires))
         } catch {
             return .undecodable(error)
         }
     }
 
-    /// `value` with the raw parts of a ``CacheAttachments`` value put back from `slots[2...]`.
+    /// `value` with the raw parts of a ``CacheAttachments`` value put back from slots 2 on.
     @usableFromInline
-    func restoringAttachments(of value: Value, from slots: [Data]) -> Value {
+    func restoringAttachments(of value: Value, from values: ReadValues) -> Value {
         guard var attachable = value as? any CacheAttachments else { return value }
-        attachable.restoreAttachments(Array(slots[2...]))
+        attachable.restoreAttachments((2..<values.count).map { values.data(ofSlot: $0) })
         return attachable as? Value ?? value
     }
 
@@ -138,7 +138,7 @@ extension ObjectCache {
             memory.countMiss(key)
             return .finished(nil, mustSave: [])
         }
-        guard case .loaded(let loaded) = decode(slots, keyBytes: keyBytes, now: now) else {
+        guard case .loaded(let loaded) = decode(ReadValues(slots), keyBytes: keyBytes, now: now) else {
             return .needsIO
         }
         memory.countDiskHit(key)
@@ -146,10 +146,11 @@ extension ObjectCache {
         return .finished(loaded.value, mustSave: stored ? memory.trim(after: key) : [])
     }
 
+    /// Decodes `payload`, valid during the call.
     @inlinable
-    func decodeValue(_ payload: Data, codec: ObjectCacheFormat.Codec) throws -> Value {
-        if codec == .raw { return try rawValue(payload) }
-        return try format.decode(Value.self, from: payload)
+    func decodeValue(_ payload: UnsafeRawBufferPointer, codec: ObjectCacheFormat.Codec) throws -> Value {
+        if codec == .raw { return try rawValue(Data(payload)) }
+        return try format.decode(Value.self, fromBytes: payload)
     }
 
     /// Raw bytes stored for the key, as the value: only a `Data` value can be them.

@@ -105,12 +105,13 @@ public struct ObjectCacheFormat: Sendable {
         }
     }
 
+    /// Decodes `bytes`, valid during the call (a slot of a packed record, read in place).
     @usableFromInline
-    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+    func decode<Value: Decodable>(_ type: Value.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> Value {
         switch coders {
-        case .json(_, let options): try DirectJSONDecoder.decode(type, from: data, options: options)
-        case .foundationJSON(_, let decoder): try decoder.decode(type, from: data)
-        case .propertyList(_, let decoder): try decoder.decode(type, from: data)
+        case .json(_, let options): try DirectJSONDecoder.decode(type, from: [UInt8](bytes), options: options)
+        case .foundationJSON(_, let decoder): try decoder.decode(type, from: Data(bytes))
+        case .propertyList(_, let decoder): try decoder.decode(type, from: Data(bytes))
         }
     }
 }

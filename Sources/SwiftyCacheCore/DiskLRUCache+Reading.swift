@@ -35,6 +35,22 @@ extension DiskLRUCache {
         return try storage.readAll(opened.values, lengths: opened.lengths, key: key)
     }
 
+    /// `data(forKey:)` for the layer above, without copying the slots out of a packed record:
+    /// the layer parses and decodes them where they are. A read as `data(forKey:)` is in every
+    /// other respect (it counts, touches, and writes its `READ` line).
+    ///
+    /// - Complexity: As `data(forKey:)`, less one copy per slot of a packed entry.
+    @usableFromInline
+    package func readValues(forKey key: String) throws -> ReadValues? {
+        try validateForReading(key, operation: .data)
+        guard let opened = try openEntry(key: key, recordingRead: true, operation: .data) else { return nil }
+        defer { storage.close(opened.values) }
+        if let record = opened.values.record, (0..<opened.lengths.count).allSatisfy({ record.offsets[$0] >= 0 }) {
+            return ReadValues(record: record, count: opened.lengths.count)
+        }
+        return ReadValues(try storage.readAll(opened.values, lengths: opened.lengths, key: key))
+    }
+
     /// Whether a committed entry exists for `key`. It does not count as a read.
     public func contains(_ key: String) throws -> Bool {
         try validateForReading(key, operation: .contains)

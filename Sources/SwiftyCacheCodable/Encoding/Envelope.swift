@@ -1,3 +1,5 @@
+public import SwiftyCacheCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -59,25 +61,28 @@ struct Envelope: Equatable {
     }
 
     init(decoding data: Data) throws(DecodingFailure) {
-        let fields: Result<(ObjectCacheFormat.Codec, Double, Double), DecodingFailure> = data.withUnsafeBytes { bytes in
-            guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else {
-                return .failure(.notAnEnvelope)
-            }
-            guard bytes[4] == Self.currentVersion else { return .failure(.unsupportedVersion(bytes[4])) }
-            guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else {
-                return .failure(.unknownCodec(bytes[5]))
-            }
-            let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
-            guard bytes.count == Self.headerSize + keyLength else { return .failure(.notAnEnvelope) }
-            let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
-            let expires = Double(bitPattern: Self.read(UInt64.self, bytes, at: 16))
-            return .success((codec, created, expires))
-        }
-        let (codec, created, expires) = try fields.get()
+        let (codec, created, expires) = try data.withUnsafeBytes { bytes in Self.fields(of: bytes) }.get()
         self.codec = codec
         self.created = Date(timeIntervalSince1970: created)
         self.expires = expires.isNaN ? nil : Date(timeIntervalSince1970: expires)
         self.keyBytes = data.dropFirst(Self.headerSize)
+    }
+
+    /// The codec, creation and expiry (NaN: never) of the envelope in `bytes`, checked: the
+    /// magic, the version, the codec and the key's length, which must end the bytes.
+    private static func fields(
+        of bytes: UnsafeRawBufferPointer
+    ) -> Result<(ObjectCacheFormat.Codec, Double, Double), DecodingFailure> {
+        guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else {
+            return .failure(.notAnEnvelope)
+        }
+        guard bytes[4] == Self.currentVersion else { return .failure(.unsupportedVersion(bytes[4])) }
+        guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else { return .failure(.unknownCodec(bytes[5])) }
+        let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
+        guard bytes.count == Self.headerSize + keyLength else { return .failure(.notAnEnvelope) }
+        let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
+        let expires = Double(bitPattern: Self.read(UInt64.self, bytes, at: 16))
+        return .success((codec, created, expires))
     }
 
     func isExpired(at now: Date) -> Bool {
@@ -97,17 +102,22 @@ struct Envelope: Equatable {
         case expired
     }
 
-    /// Checks the envelope in `slots[0]` of an entry read for `keyBytes`: its format must be
-    /// `codec` (or raw bytes), its key `keyBytes`, and its expiry after `now`. Not generic, so
-    /// that the typed read around it, specialized for the caller's types, stays small.
+    /// Checks the envelope in slot 0 of an entry read for `keyBytes`, where the read left it:
+    /// its format must be `codec` (or raw bytes), its key `keyBytes`, and its expiry after
+    /// `now`. Not generic, so that the typed read around it, specialized for the caller's
+    /// types, stays small.
     @usableFromInline
-    static func check(_ slots: [Data], keyBytes: Data, now: Date, codec: ObjectCacheFormat.Codec) -> Check {
-        guard slots.count >= 2, let envelope = try? Envelope(decoding: slots[0]),
-            envelope.codec == codec || envelope.codec == .raw
-        else { return .incompatible }
-        guard envelope.keyBytes == keyBytes else { return .collision }
-        if envelope.isExpired(at: now) { return .expired }
-        return .payload(codec: envelope.codec, expires: envelope.expires)
+    static func check(_ values: ReadValues, keyBytes: Data, now: Date, codec: ObjectCacheFormat.Codec) -> Check {
+        guard values.count >= 2 else { return .incompatible }
+        return values.withBytes(ofSlot: 0) { bytes -> Check in
+            guard case .success(let (found, _, expiresBits)) = fields(of: bytes), found == codec || found == .raw
+            else { return .incompatible }
+            let storedKey = UnsafeRawBufferPointer(rebasing: bytes[Self.headerSize...])
+            guard keyBytes.withUnsafeBytes({ $0.elementsEqual(storedKey) }) else { return .collision }
+            let expires = expiresBits.isNaN ? nil : Date(timeIntervalSince1970: expiresBits)
+            if let expires, expires <= now { return .expired }
+            return .payload(codec: found, expires: expires)
+        }
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

@@ -67,7 +67,9 @@ public struct DirectJSONDecoder: Sendable {
         try decode(type, from: data.withUnsafeBytes { [UInt8]($0) }, options: options)
     }
 
-    private static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], options: Options) throws -> T {
+    /// Decodes `bytes`, which the caller copied into an array (the decoder keeps them), with
+    /// settings built once.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], options: Options) throws -> T {
         let tokens = try bytes.withUnsafeBufferPointer { try JSONScanner.scan($0) }
         let state = JSONDecodingState(bytes: bytes, tokens: tokens, options: options)
         return try state.decode(type, at: 0)

@@ -52,6 +52,12 @@ final class RecordBytes: @unchecked Sendable {
         return Data(bytes: base + start, count: length)
     }
 
+    /// Inline slot `slot`'s bytes, valid while this object lives.
+    func bytes(slot: Int) -> UnsafeRawBufferPointer {
+        let start = offsets[slot]
+        return UnsafeRawBufferPointer(rebasing: storage[start..<(start + lengths[slot])])
+    }
+
     /// Copies up to `buffer.count` bytes of `slot` from `offset`; fewer only at its end.
     func read(slot: Int, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         let available = max(0, lengths[slot] - offset)
