@@ -164,6 +164,7 @@ extension ObjectCache {
     }
 
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
+    @usableFromInline
     func write(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws -> Int {
         let keyBytes = try encodeKey(key, operation: operation)
         let isRaw = Value.self == Data.self
@@ -213,13 +214,15 @@ extension ObjectCache {
 
     /// Applies the memory limits after a store of `key`, saving unsaved values before
     /// dropping them.
-    @usableFromInline
+    @inlinable
     func trimMemory(after key: Key) {
-        saveAndDrop(memory.trim(after: key))
+        let mustSave = memory.trim(after: key)
+        if !mustSave.isEmpty { saveAndDrop(mustSave) }
     }
 
     /// Writes the unsaved values the memory tier gave up, then drops them from memory; a value
     /// that cannot be written stays there, unsaved.
+    @usableFromInline
     func saveAndDrop(_ mustSave: [MemoryTier<Key, Value>.PendingSave]) {
         for pending in mustSave {
             do {

@@ -1,9 +1,9 @@
 import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 extension ObjectCache {
@@ -15,6 +15,7 @@ extension ObjectCache {
     ///   - expiresAfter: How long it lives; the default is the cache's ``defaultTimeToLive``.
     /// - Throws: ``ObjectCacheError`` with ``ObjectCacheError/Code/encodingFailed`` or
     ///   ``ObjectCacheError/Code/diskFailure``; the previous value then stays.
+    @inlinable
     public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) throws {
         let ttl = expiresAfter ?? defaultTimeToLive
         let expires = ttl.map { clock().addingTimeInterval($0.timeInterval) }

@@ -96,7 +96,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// (not counted: the disk may have it).
     ///
     /// - Complexity: O(1).
-    @usableFromInline
+    @inlinable
     func find(_ key: Key, now: Date) -> MemoryTier<Key, Value>.Lookup {
         let hash = key.hashValue
         let stripe = stripeIndex(forHash: hash)
@@ -131,7 +131,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Runs `body` on the stripe that holds `key`, with exclusive access.
     ///
     /// - Complexity: O(1): one hash of the key when there are several stripes.
-    @usableFromInline
+    @inlinable
     func withLock<Result>(for key: Key, _ body: (inout MemoryTier<Key, Value>) -> Result) -> Result {
         withLock(stripe: stripeIndex(for: key), body)
     }
@@ -144,6 +144,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Runs `body` on stripe `index` with exclusive access, and carries its change of values
     /// and bytes into the totals.
+    @inlinable
     func withLock<Result>(stripe index: Int, _ body: (inout MemoryTier<Key, Value>) -> Result) -> Result {
         guard stripes.count > 1 else { return stripes[0].withLock(body) }
         return stripes[index].withLock { tier in
@@ -189,6 +190,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Counts events that belong to no key (the first stripe keeps them).
+    @inlinable
     func count(_ body: (inout ObjectCacheStatistics) -> Void) {
         withLock(stripe: 0) { body(&$0.statistics) }
     }
@@ -198,6 +200,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// must be written before they can go.
     ///
     /// - Complexity: O(evicted + unsaved values passed over + stripes).
+    @inlinable
     func trim(after key: Key?) -> [MemoryTier<Key, Value>.PendingSave] {
         guard stripes.count > 1 else { return withLock(stripe: 0) { $0.trim() } }
         var mustSave: [MemoryTier<Key, Value>.PendingSave] = []

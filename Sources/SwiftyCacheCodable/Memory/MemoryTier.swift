@@ -26,29 +26,47 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     @usableFromInline
     struct Item: Sendable {
         @usableFromInline var value: Value
-        var isUnsaved: Bool
+        @usableFromInline var isUnsaved: Bool
         /// Bumped on every change, so a save that raced a newer write does not mark it saved.
-        var version: UInt64
+        @usableFromInline var version: UInt64
         /// Encoded bytes, counted against the byte limit; 0 while unsaved (not yet encoded).
-        var cost: Int
+        @usableFromInline var cost: Int
         @usableFromInline var expires: Date?
+
+        @inlinable
+        init(value: Value, isUnsaved: Bool, version: UInt64, cost: Int, expires: Date?) {
+            self.value = value
+            self.isUnsaved = isUnsaved
+            self.version = version
+            self.cost = cost
+            self.expires = expires
+        }
     }
 
     /// A value to write to disk, as it was when picked.
+    @usableFromInline
     struct PendingSave: Sendable {
-        var key: Key
-        var value: Value
-        var version: UInt64
-        var expires: Date?
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var version: UInt64
+        @usableFromInline var expires: Date?
+
+        @inlinable
+        init(key: Key, value: Value, version: UInt64, expires: Date?) {
+            self.key = key
+            self.value = value
+            self.version = version
+            self.expires = expires
+        }
     }
 
-    let countLimit: Int
-    let byteLimit: Int?
-    @usableFromInline private(set) var items = LRUDictionary<Key, Item>()
+    @usableFromInline let countLimit: Int
+    @usableFromInline let byteLimit: Int?
+    @usableFromInline var items = LRUDictionary<Key, Item>()
     /// Which values were hit since eviction last passed them, by slot of `items`.
     @usableFromInline let referenced = ReferenceBits()
-    @usableFromInline private(set) var totalCost = 0
-    private var nextVersion: UInt64 = 1
+    @usableFromInline var totalCost = 0
+    @usableFromInline var nextVersion: UInt64 = 1
     @usableFromInline var statistics = ObjectCacheStatistics()
 
     init(countLimit: Int, byteLimit: Int?) {
@@ -84,6 +102,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// `hashValue`, computed once by the caller.
     ///
     /// - Complexity: O(1), without hashing the key.
+    @inlinable
     func find(_ key: Key, hash: Int, now: Date) -> Lookup {
         guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return .miss }
         if let expires = item.expires, expires <= now { return .expired(wasUnsaved: item.isUnsaved) }
@@ -93,6 +112,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
 
     /// Removes the value of `key` if it has expired by `now` (it may have been replaced since
     /// a reader found it expired). Returns whether it removed it.
+    @inlinable
     mutating func removeIfExpired(_ key: Key, now: Date) -> Bool {
         guard let index = items.index(of: key), let expires = items.value(at: index)?.expires, expires <= now else {
             return false
@@ -101,11 +121,13 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return true
     }
 
+    @inlinable
     func contains(_ key: Key) -> Bool { items.index(of: key) != nil }
 
     /// Whether a value for `key` is in memory and fresh, without touching or counting it.
     ///
     /// - Complexity: O(1).
+    @inlinable
     func peek(_ key: Key, now: Date) -> Lookup {
         guard let index = items.index(of: key), let item = items.value(at: index) else { return .miss }
         if let expires = item.expires, expires <= now { return .expired(wasUnsaved: item.isUnsaved) }
@@ -114,6 +136,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
 
     /// Stores a value, replacing any other, and returns its version.
     @discardableResult
+    @inlinable
     mutating func store(_ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?) -> UInt64 {
         let version = nextVersion
         nextVersion += 1
@@ -134,7 +157,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
 
     /// Stores a value read from disk unless a newer one arrived meanwhile, or the tier keeps
     /// nothing (a limit of zero). Returns whether it stored it, so that the caller trims.
-    @usableFromInline
+    @inlinable
     mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
         guard countLimit > 0, byteLimit != 0, items.index(of: key) == nil else { return false }
         store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)
@@ -144,6 +167,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// Keeps a value just written through to disk, saved, replacing any older copy; a tier
     /// that keeps nothing (a limit of zero) only drops the older copy. Returns whether it
     /// stored the value, so that the caller trims.
+    @inlinable
     mutating func storeWritten(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
         guard countLimit > 0, byteLimit != 0 else {
             remove(key)
@@ -154,6 +178,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     }
 
     /// Marks a value saved if it is still the version that was written.
+    @inlinable
     mutating func markSaved(_ key: Key, version: UInt64, cost: Int) {
         guard let index = items.index(of: key), let item = items.value(at: index), item.version == version else {
             return
@@ -166,6 +191,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     }
 
     @discardableResult
+    @inlinable
     mutating func remove(_ key: Key) -> Item? {
         guard let index = items.index(of: key), let item = items.remove(at: index) else { return nil }
         totalCost -= item.cost
@@ -173,6 +199,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     }
 
     /// Drops a value if it is saved (or its version is the one given, just saved).
+    @inlinable
     mutating func removeIfSaved(_ key: Key) -> Bool {
         guard let index = items.index(of: key), let item = items.value(at: index), !item.isUnsaved else { return false }
         remove(key)
@@ -193,6 +220,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         }
     }
 
+    @inlinable
     func pendingSave(for key: Key) -> PendingSave? {
         guard let index = items.index(of: key), let item = items.value(at: index), item.isUnsaved else { return nil }
         return PendingSave(key: key, value: item.value, version: item.version, expires: item.expires)
@@ -202,6 +230,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// way are returned, still in memory, for the caller to save and then evict.
     ///
     /// - Complexity: O(evicted + unsaved values passed over).
+    @inlinable
     mutating func trim() -> [PendingSave] {
         evict(count: max(0, items.count - countLimit), bytes: byteLimit.map { max(0, totalCost - $0) } ?? 0)
     }
@@ -216,6 +245,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// - Complexity: O(evicted + unsaved values passed over + second chances given), amortized
     ///   O(evicted + unsaved values passed over): each second chance clears a bit that a hit set.
     ///   The walk visits each value at most twice (a value moved has its bit cleared).
+    @inlinable
     mutating func evict(count: Int, bytes: Int) -> [PendingSave] {
         // No nested function: in this unspecialized generic code its captures would be boxed
         // on the heap at every eviction.
@@ -243,7 +273,8 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     }
 
     /// Evicts the value at `index`, or hands it over to be saved first if it is unsaved.
-    private mutating func take(_ index: Int, mustSave: inout [PendingSave], removed: inout Int, freed: inout Int) {
+    @inlinable
+    mutating func take(_ index: Int, mustSave: inout [PendingSave], removed: inout Int, freed: inout Int) {
         guard let key = items.key(at: index), let item = items.value(at: index) else { return }
         if item.isUnsaved {
             mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))

@@ -30,6 +30,7 @@ final class ReferenceBits: @unchecked Sendable {
     /// Makes room for slot `index` (writers only).
     ///
     /// - Complexity: amortized O(1): the capacity doubles.
+    @usableFromInline
     func reserve(_ index: Int) {
         guard index >= capacity else { return }
         // Slot numbers are bounded by the values in memory, far from overflowing.
@@ -53,6 +54,7 @@ final class ReferenceBits: @unchecked Sendable {
     }
 
     /// Clears slot `index` and returns whether it was set.
+    @usableFromInline
     func clear(_ index: Int) -> Bool {
         guard index < capacity, bits[index].load(ordering: .relaxed) != 0 else { return false }
         bits[index].store(0, ordering: .relaxed)

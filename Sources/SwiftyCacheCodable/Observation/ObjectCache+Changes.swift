@@ -54,8 +54,19 @@ extension ObjectCache {
     }
 
     /// Records a change and delivers it. Called with no lock of the cache held.
+    @inlinable
     func publish(_ kind: ObjectCacheChange<Key>.Kind, key: Key?) {
-        guard changeHub.isObserved else { return }
+        guard isObserved else { return }
+        publishObserved(kind, key: key)
+    }
+
+    /// Whether anyone subscribes to the changes.
+    @usableFromInline
+    var isObserved: Bool { changeHub.isObserved }
+
+    /// ``publish(_:key:)`` once someone observes.
+    @usableFromInline
+    func publishObserved(_ kind: ObjectCacheChange<Key>.Kind, key: Key?) {
         changeHub.record(ObjectCacheChange(key: key, kind: kind))
         changeHub.deliverReady()
     }

@@ -1,13 +1,14 @@
 import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 extension Duration {
     /// The duration in seconds, as Foundation counts time.
+    @inlinable
     var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
