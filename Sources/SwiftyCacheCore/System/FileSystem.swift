@@ -68,6 +68,10 @@ package protocol FileSystem: Sendable {
     /// of packed segments, a few hundred bytes each, then skip the kernel's access-time check.
     /// Nothing depends on it; the default does nothing.
     func skipAccessTimeUpdates(_ fd: Int32)
+
+    /// The number of names the open file has: 0 once it was unlinked. The default asks
+    /// ``status(of:)``.
+    func linkCount(of fd: Int32) throws(SystemCallError) -> Int
 }
 
 extension FileSystem {
@@ -98,4 +102,6 @@ extension FileSystem {
     }
 
     package func skipAccessTimeUpdates(_ fd: Int32) {}
+
+    package func linkCount(of fd: Int32) throws(SystemCallError) -> Int { try status(of: fd).linkCount }
 }

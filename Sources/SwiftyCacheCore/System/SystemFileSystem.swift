@@ -241,6 +241,44 @@ package struct SystemFileSystem: FileSystem {
         return Self.status(info)
     }
 
+    /// On Linux, `statx` asking for the link count alone. `fstat` asks for the times as well,
+    /// and since Linux 6.13 (multigrain timestamps) a file whose change time was asked for is
+    /// stamped with a fine-grained time at its next write, which dirties its inode: on ext4 an
+    /// append after each `fstat` took 2.2 µs, against 1.4 µs after this call and 1.0 µs alone.
+    package func linkCount(of fd: Int32) throws(SystemCallError) -> Int {
+        #if os(Linux)
+        if let statx = systemStatx {
+            let count: Int? = try withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {
+                (buffer) throws(SystemCallError) -> Int? in
+                while true {
+                    if statx(fd, "", Self.emptyPath, Self.statxLinkCount, buffer.baseAddress) == 0 {
+                        // `struct statx`: `stx_mask` at offset 0, `stx_nlink` at offset 16.
+                        guard buffer.load(fromByteOffset: 0, as: UInt32.self) & Self.statxLinkCount != 0 else {
+                            return nil
+                        }
+                        return Int(buffer.load(fromByteOffset: 16, as: UInt32.self))
+                    }
+                    switch errno {
+                    case EINTR: continue
+                    // A kernel or a sandbox without `statx`: `fstat` answers.
+                    case ENOSYS, EINVAL, EPERM: return nil
+                    default: throw SystemCallError(call: "statx", errno: errno)
+                    }
+                }
+            }
+            if let count { return count }
+        }
+        #endif
+        return try status(of: fd).linkCount
+    }
+
+    #if os(Linux)
+    /// `AT_EMPTY_PATH` of `<fcntl.h>`: the descriptor itself.
+    private static let emptyPath: Int32 = 0x1000
+    /// `STATX_NLINK` of `<linux/stat.h>`.
+    private static let statxLinkCount: UInt32 = 0x4
+    #endif
+
     private static func status(_ info: stat) -> FileStatus {
         let kind: FileKind
         switch info.st_mode & S_IFMT {
@@ -318,4 +356,14 @@ private let systemSyscall: (@convention(c) (Int, Int, Int, Int, Int) -> Int)? = 
     return nil
     #endif
 }()
+
+/// `statx`, which Glibc declares only under `_GNU_SOURCE` (so Swift does not see it), looked up
+/// once in the C library; `nil` on a C library without it.
+private let systemStatx:
+    (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer?) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "statx") else { return nil }
+        return unsafeBitCast(
+            symbol,
+            to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UInt32, UnsafeMutableRawPointer?) -> Int32).self)
+    }()
 #endif

@@ -149,7 +149,7 @@ extension PackedStorage {
     ///   creation.
     func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
         try state.withLock { (segments) throws(CacheError) -> ValueLocation in
-            if let active = segments.active, (try? fileSystem.status(of: active.fd))?.linkCount == 0 {
+            if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
                 // The segment was deleted underneath (with the directory, or alone): what is
                 // appended to it would vanish with the process.
                 guard (try? fileSystem.kind(of: directory.path)) == .directory else {
