@@ -17,9 +17,10 @@ public import Foundation
 /// try pages.save()
 /// ```
 ///
-/// Each entry is one `DiskLRUCache` entry named by the SHA-256 of the key: slot 0 holds an
-/// envelope (format, the original key, dates), slot 1 the encoded value, and further slots the
-/// raw parts of a ``CacheAttachments`` value. `Data` values are stored as they are.
+/// Each entry is one `DiskLRUCache` entry named by a hash of the key (xxHash in a new cache,
+/// SHA-256 in one an earlier release wrote): slot 0 holds an envelope (format, the original
+/// key, dates), slot 1 the encoded value, and further slots the raw parts of a
+/// ``CacheAttachments`` value. `Data` values are stored as they are.
 ///
 /// Values written with the subscript stay in memory, *unsaved*, until `save()`; an unsaved
 /// value is never dropped silently: evicting or clearing it saves it first. Dropping the cache
