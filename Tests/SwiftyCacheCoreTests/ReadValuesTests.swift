@@ -12,9 +12,7 @@ import Testing
 
     @Test(arguments: storages)
     func readsTheSlotsDataForKeyReads(storage: DiskLRUCache.Storage) throws {
-        let cache = try DiskLRUCache(
-            directory: directory.url, appVersion: 1, valueCount: 3, maxSize: 1 << 20,
-            options: .init(storage: storage))
+        let cache = try openCache(storage: storage, valueCount: 3)
         defer { try? cache.close() }
         // An empty slot, a small one, and one past the 64-byte inline limit (kept in a file there).
         let slots = [Data(), Data("envelope".utf8), Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) })]
@@ -31,9 +29,7 @@ import Testing
 
     @Test(arguments: storages)
     func aMissIsNilAndReadsCountAsDataForKeyDoes(storage: DiskLRUCache.Storage) throws {
-        let cache = try DiskLRUCache(
-            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20,
-            options: .init(storage: storage))
+        let cache = try openCache(storage: storage, valueCount: 2)
         defer { try? cache.close() }
         #expect(try cache.readValues(forKey: "absent") == nil)
         try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "old")
@@ -47,8 +43,7 @@ import Testing
 
     /// The bytes stay valid for as long as the values are held, whatever the cache does next.
     @Test func theRecordOutlivesAnOverwriteAndACompaction() throws {
-        let cache = try DiskLRUCache(
-            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 20, options: .init(storage: .packed))
+        let cache = try openCache(storage: .packed, valueCount: 2)
         defer { try? cache.close() }
         try cache.setData([Data("first".utf8), Data("value".utf8)], forKey: "k")
         let values = try #require(try cache.readValues(forKey: "k"))
@@ -56,5 +51,11 @@ import Testing
         try cache.compact()
         #expect(values.withBytes(ofSlot: 0) { Data($0) } == Data("first".utf8))
         #expect(values.withBytes(ofSlot: 1) { Data($0) } == Data("value".utf8))
+    }
+
+    private func openCache(storage: DiskLRUCache.Storage, valueCount: Int) throws -> DiskLRUCache {
+        try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: valueCount, maxSize: 1 << 20,
+            options: .init(storage: storage))
     }
 }
