@@ -68,10 +68,7 @@ import Testing
         var truth: [String: Bool] = [:]
         for index in 0..<20 { truth["k\(index)"] = try Self.exists("k\(index)", in: truthReader) }
         // Bounded: a watchdog ends the consumer (and the progress) after 120 seconds.
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(120))
-            consumer.cancel()
-        }
+        let watchdog = Watchdog.start { consumer.cancel() }
         var last: (model: [String: Bool], perKey: Int, cleared: Int) = (initial, 0, 0)
         if initial != truth {
             for await report in progress.stream {

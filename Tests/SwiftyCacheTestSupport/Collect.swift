@@ -12,7 +12,7 @@ where S.Element: Sendable, S.Failure == Never {
             return taken
         }
         group.addTask {
-            try? await Task.sleep(for: .seconds(120))
+            _ = await Watchdog.expire(after: 120)
             return nil
         }
         let first = await group.next() ?? nil

@@ -62,10 +62,7 @@ import Testing
             seen.append(await iterator.next())
             return seen
         }
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(120))
-            check.cancel()
-        }
+        let watchdog = Watchdog.start { check.cancel() }
         let seen = await check.value
         watchdog.cancel()
         #expect(seen == [.some("first"), .some("in memory"), .some("on disk"), .some(nil), nil])
@@ -84,10 +81,7 @@ import Testing
             }
             return reads
         }
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(120))
-            consumer.cancel()
-        }
+        let watchdog = Watchdog.start { consumer.cancel() }
         for index in 0..<100 { try await cache.set("\(index)", forKey: "k\(index)") }
         #expect(await consumer.value > 0)
         watchdog.cancel()
@@ -109,10 +103,7 @@ import Testing
             seen.append(await iterator.next())
             return seen
         }
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(120))
-            check.cancel()
-        }
+        let watchdog = Watchdog.start { check.cancel() }
         let seen = await check.value
         watchdog.cancel()
         #expect(seen == [.some("one"), .some("two"), .some(nil)])

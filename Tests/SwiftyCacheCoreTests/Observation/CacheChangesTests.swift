@@ -24,10 +24,7 @@ import Testing
     /// The value of a consuming task, which is cancelled (ending its loop) if it has not
     /// finished within 120 seconds: a failure then shows as wrong figures, never as a hang.
     static func boundedValue<T: Sendable>(of consumer: Task<T, Never>) async -> T {
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(120))
-            consumer.cancel()
-        }
+        let watchdog = Watchdog.start { consumer.cancel() }
         defer { watchdog.cancel() }
         return await consumer.value
     }

@@ -38,7 +38,7 @@ import Testing
                     return false
                 }
                 group.addTask {
-                    try? await Task.sleep(for: .seconds(120))
+                    _ = await Watchdog.expire(after: 120)
                     return false
                 }
                 let first = await group.next() ?? false
