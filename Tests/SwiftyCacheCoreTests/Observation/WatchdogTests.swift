@@ -1,5 +1,5 @@
-import Synchronization
 import SwiftyCacheTestSupport
+import Synchronization
 import Testing
 
 /// The tests' bound on waiting for changes: it expires after its own steps, and a watchdog
