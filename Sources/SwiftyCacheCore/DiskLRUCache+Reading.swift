@@ -45,7 +45,7 @@ extension DiskLRUCache {
         try validateForReading(key, operation: .data)
         guard let opened = try openEntry(key: key, recordingRead: true, operation: .data) else { return nil }
         defer { storage.close(opened.values) }
-        if let record = opened.values.record, (0..<opened.lengths.count).allSatisfy({ record.offsets[$0] >= 0 }) {
+        if let record = opened.values.record, record.holdsEverySlot {
             return ReadValues(record: record, count: opened.lengths.count)
         }
         return ReadValues(try storage.readAll(opened.values, lengths: opened.lengths, key: key))

@@ -9,11 +9,8 @@ public import Foundation
 /// slot. For the layer above, which parses a slot and decodes another without a copy of
 /// either (``DiskLRUCache/readValues(forKey:)``).
 @usableFromInline
-package struct ReadValues: @unchecked Sendable {
-    // @unchecked Sendable is sound: both sources are immutable once built (`RecordBytes`'
-    // storage is written only before its initializer returns, see its comment; `Data` is a
-    // value), and nothing here mutates them.
-    private enum Source {
+package struct ReadValues: Sendable {
+    private enum Source: Sendable {
         case record(RecordBytes)
         case slots([Data])
     }

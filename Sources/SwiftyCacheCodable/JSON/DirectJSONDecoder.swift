@@ -62,11 +62,6 @@ public struct DirectJSONDecoder: Sendable {
         try Self.decode(type, from: bytes, options: Options(self))
     }
 
-    /// Decodes `data` with settings built once (by a cache's format).
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, options: Options) throws -> T {
-        try decode(type, from: data.withUnsafeBytes { [UInt8]($0) }, options: options)
-    }
-
     /// Decodes `bytes`, which the caller copied into an array (the decoder keeps them), with
     /// settings built once.
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], options: Options) throws -> T {

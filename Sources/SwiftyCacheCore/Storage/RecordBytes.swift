@@ -33,6 +33,9 @@ final class RecordBytes: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// Whether every slot's value is in the record (none in a value file of its own).
+    var holdsEverySlot: Bool { offsets.allSatisfy { $0 >= 0 } }
+
     /// The record's size in bytes.
     var count: Int { storage.count }
 
