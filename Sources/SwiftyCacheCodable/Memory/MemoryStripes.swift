@@ -19,10 +19,13 @@ public import Foundation
 /// recently used values first, then the next stripes. A working set that fits the limit stays
 /// whole in memory; what goes first is the least recently used value of a stripe, not always
 /// of the whole tier. Small tiers (fewer than `2 × valuesPerStripe` values, the default of 100
-/// among them) keep one stripe.
+/// among them) keep one stripe; the count is a power of two, so that a key's stripe is its
+/// hash's low bits (a division would cost a hit more than its lock).
 @usableFromInline
 struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline let stripes: [ReadMostlyLock<MemoryTier<Key, Value>>]
+    /// The stripe count minus one.
+    @usableFromInline let stripeMask: Int
     @usableFromInline let totals: Totals
     @usableFromInline let countLimit: Int
     @usableFromInline let byteLimit: Int?
@@ -36,7 +39,8 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         @usableFromInline init() {}
     }
 
-    /// The counters each stripe's lock keeps per thread (``ReadMostlyLock/count(_:)``).
+    /// The counters each stripe's lock keeps per thread (``ReadMostlyLock/count(_:)``); memory
+    /// hits are counter 0, which ``ReadMostlyLock/readCountingFound(_:)`` counts.
     @usableFromInline
     enum Counter {
         @usableFromInline static var memoryHits: Int { 0 }
@@ -53,7 +57,9 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ///   - countLimit: The values kept, over all stripes.
     ///   - byteLimit: The encoded bytes of saved values kept, over all stripes.
     init(countLimit: Int, byteLimit: Int?) {
-        let count = max(1, min(Self.stripeLimit, countLimit / Self.valuesPerStripe))
+        let wanted = max(1, min(Self.stripeLimit, countLimit / Self.valuesPerStripe))
+        let count = 1 << (Int.bitWidth - 1 - wanted.leadingZeroBitCount)
+        stripeMask = count - 1
         // Each stripe alone may hold up to the whole limit; the totals bound them together.
         stripes = (0..<count).map { _ in ReadMostlyLock(MemoryTier(countLimit: countLimit, byteLimit: byteLimit)) }
         totals = Totals()
@@ -68,13 +74,13 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// The stripe that holds `key`.
     @inlinable
     func stripeIndex(for key: Key) -> Int {
-        stripes.count == 1 ? 0 : stripeIndex(forHash: key.hashValue)
+        stripeMask == 0 ? 0 : stripeIndex(forHash: key.hashValue)
     }
 
     /// The stripe that holds the keys whose `hashValue` is `hash`.
     @inlinable
     func stripeIndex(forHash hash: Int) -> Int {
-        stripes.count == 1 ? 0 : Int(UInt(bitPattern: hash) % UInt(stripes.count))
+        hash & stripeMask
     }
 
     /// A memory hit: the value of `key` if it is in memory and cannot have expired, marked used
@@ -85,7 +91,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @inlinable
     func freshHit(_ key: Key, clock: () -> Date) -> Value? {
         let hash = key.hashValue
-        return stripes[stripeIndex(forHash: hash)].read(counting: Counter.memoryHits) {
+        return stripes[stripeIndex(forHash: hash)].readCountingFound {
             $0.freshValue(key, hash: hash, clock: clock)
         }
     }

@@ -70,7 +70,9 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     @usableFromInline var statistics = ObjectCacheStatistics()
 
     init(countLimit: Int, byteLimit: Int?) {
-        self.countLimit = countLimit
+        // The table numbers its slots in 32 bits; half of that leaves room for the unsaved
+        // values a trim hands back before they go.
+        self.countLimit = min(countLimit, HashBuckets.slotLimit / 2)
         self.byteLimit = byteLimit
     }
 

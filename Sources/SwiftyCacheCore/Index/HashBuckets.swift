@@ -1,6 +1,8 @@
-/// The hash table of an ``LRUDictionary``: open addressing with linear probing over buckets
-/// that hold a slot number and its entry's hash, so that a probe reads one array until a hash
-/// matches; the keys stay in the dictionary's slots, compared by the caller.
+/// The hash table of an ``LRUDictionary``: open addressing with linear probing over 8-byte
+/// buckets that hold a slot number and 32 bits of its entry's hash, so that a probe reads one
+/// array until a hash matches; the keys stay in the dictionary's slots, compared by the caller.
+/// The full hashes are kept by slot (``slotHashes``), for removals and growth, which a lookup
+/// never reads: a bucket of 8 bytes keeps the array the lookups touch half the size.
 ///
 /// The dictionary hands in each key's hash, so a caller that already hashed the key (to pick a
 /// stripe, say) does not hash it again. Hashes come from `Hashable.hashValue`, seeded per process,
@@ -13,20 +15,28 @@
 /// - Complexity: find, insert and remove are O(1) expected, amortized over growth.
 @usableFromInline
 package struct HashBuckets: Sendable {
-    /// A bucket: the slot number + 1 of its entry (0 for an empty bucket) and the entry's hash.
+    /// A bucket: the slot number + 1 of its entry (0 for an empty bucket) and the low 32 bits of
+    /// the entry's hash.
     @usableFromInline
     struct Bucket: Sendable {
-        @usableFromInline var slotPlusOne: Int
-        @usableFromInline var hash: Int
+        @usableFromInline var slotPlusOne: UInt32
+        @usableFromInline var tag: UInt32
 
         @inlinable
-        init(slotPlusOne: Int, hash: Int) {
-            self.slotPlusOne = slotPlusOne
-            self.hash = hash
+        init(slot: Int, hash: Int) {
+            // Slots stay below `slotLimit` (the dictionary's users bound their counts by it).
+            slotPlusOne = UInt32(truncatingIfNeeded: slot &+ 1)
+            tag = UInt32(truncatingIfNeeded: hash)
         }
 
-        @inlinable static var empty: Bucket { Bucket(slotPlusOne: 0, hash: 0) }
+        @inlinable var slot: Int { Int(slotPlusOne) &- 1 }
+        @inlinable var isEmpty: Bool { slotPlusOne == 0 }
+        @inlinable static var empty: Bucket { Bucket(slot: -1, hash: 0) }
     }
+
+    /// The most slots a table numbers: a bucket holds a slot number in 32 bits. (Four billion
+    /// values in memory would take hundreds of gigabytes first.)
+    @inlinable package static var slotLimit: Int { Int(UInt32.max) &- 1 }
 
     /// The buckets; a power of two long.
     @usableFromInline var buckets: [Bucket] = []
@@ -73,10 +83,11 @@ package struct HashBuckets: Sendable {
     @inlinable
     package func probe(hash: Int, _ matches: (Int) -> Bool) -> Probe {
         var bucket = home(of: hash)
+        let tag = UInt32(truncatingIfNeeded: hash)
         while true {
             let stored = buckets[bucket]
-            if stored.slotPlusOne == 0 { return .vacant(bucket: bucket) }
-            if stored.hash == hash && matches(stored.slotPlusOne &- 1) { return .found(slot: stored.slotPlusOne &- 1) }
+            if stored.isEmpty { return .vacant(bucket: bucket) }
+            if stored.tag == tag && matches(stored.slot) { return .found(slot: stored.slot) }
             bucket = (bucket &+ 1) & mask
         }
     }
@@ -94,7 +105,7 @@ package struct HashBuckets: Sendable {
     @inlinable
     package mutating func record(slot: Int, hash: Int, inBucket bucket: Int) {
         setHash(hash, ofSlot: slot)
-        buckets[bucket] = Bucket(slotPlusOne: slot &+ 1, hash: hash)
+        buckets[bucket] = Bucket(slot: slot, hash: hash)
         count &+= 1
     }
 
@@ -123,8 +134,8 @@ package struct HashBuckets: Sendable {
     @inlinable
     mutating func place(slot: Int, hash: Int) {
         var bucket = home(of: hash)
-        while buckets[bucket].slotPlusOne != 0 { bucket = (bucket &+ 1) & mask }
-        buckets[bucket] = Bucket(slotPlusOne: slot &+ 1, hash: hash)
+        while !buckets[bucket].isEmpty { bucket = (bucket &+ 1) & mask }
+        buckets[bucket] = Bucket(slot: slot, hash: hash)
     }
 
     /// Rebuilds the table with `bucketCount` buckets (a power of two, more than the entries
@@ -136,7 +147,7 @@ package struct HashBuckets: Sendable {
         let old = buckets
         buckets = Array(repeating: .empty, count: bucketCount)
         shift = 64 - bucketCount.trailingZeroBitCount
-        for stored in old where stored.slotPlusOne != 0 { place(slot: stored.slotPlusOne &- 1, hash: stored.hash) }
+        for stored in old where !stored.isEmpty { place(slot: stored.slot, hash: slotHashes[stored.slot]) }
     }
 
     /// Makes room for `capacity` entries without growing.
@@ -157,8 +168,8 @@ package struct HashBuckets: Sendable {
     package mutating func remove(slot: Int) {
         guard !buckets.isEmpty, slot < slotHashes.count else { return }
         var hole = home(of: slotHashes[slot])
-        while buckets[hole].slotPlusOne != slot &+ 1 {
-            if buckets[hole].slotPlusOne == 0 { return }
+        while buckets[hole].slot != slot {
+            if buckets[hole].isEmpty { return }
             hole = (hole &+ 1) & mask
         }
         count &-= 1
@@ -166,10 +177,10 @@ package struct HashBuckets: Sendable {
         while true {
             next = (next &+ 1) & mask
             let stored = buckets[next]
-            if stored.slotPlusOne == 0 { break }
+            if stored.isEmpty { break }
             // The entry at `next` may fill the hole unless its home lies cyclically after the hole,
             // up to `next`: then a probe from its home would not pass the hole.
-            let home = home(of: stored.hash)
+            let home = home(of: slotHashes[stored.slot])
             let distanceToNext = (next &- home) & mask
             let distanceToHole = (hole &- home) & mask
             if distanceToHole < distanceToNext {
@@ -186,15 +197,15 @@ package struct HashBuckets: Sendable {
     /// - Complexity: O(buckets).
     package func invariantViolation() -> String? {
         var recorded = 0
-        for (bucket, stored) in buckets.enumerated() where stored.slotPlusOne != 0 {
+        for (bucket, stored) in buckets.enumerated() where !stored.isEmpty {
             recorded += 1
-            let slot = stored.slotPlusOne - 1
-            guard slot < slotHashes.count, slotHashes[slot] == stored.hash else {
+            let slot = stored.slot
+            guard slot < slotHashes.count, UInt32(truncatingIfNeeded: slotHashes[slot]) == stored.tag else {
                 return "bucket \(bucket) holds slot \(slot) with a hash that is not the slot's"
             }
-            var probe = home(of: stored.hash)
+            var probe = home(of: slotHashes[slot])
             while probe != bucket {
-                if buckets[probe].slotPlusOne == 0 { return "slot \(slot) sits past an empty bucket of its probe" }
+                if buckets[probe].isEmpty { return "slot \(slot) sits past an empty bucket of its probe" }
                 probe = (probe + 1) & mask
             }
         }

@@ -15,8 +15,17 @@ import Testing
     @Test func smallTiersKeepOneStripeAndLargeOnesSplit() {
         #expect(MemoryStripes<Int, String>(countLimit: 100, byteLimit: 1_000).stripes.count == 1)
         #expect(MemoryStripes<Int, String>(countLimit: 511, byteLimit: nil).stripes.count == 1)
-        #expect(MemoryStripes<Int, String>(countLimit: 1_000, byteLimit: nil).stripes.count == 3)
+        // A power of two at most: a key's stripe is the low bits of its hash.
+        #expect(MemoryStripes<Int, String>(countLimit: 1_000, byteLimit: nil).stripes.count == 2)
+        #expect(MemoryStripes<Int, String>(countLimit: 3_000, byteLimit: nil).stripes.count == 8)
         #expect(MemoryStripes<Int, String>(countLimit: 100_000, byteLimit: 7).stripes.count == 16)
+    }
+
+    @Test func everyStripeGetsKeys() {
+        let stripes = MemoryStripes<Int, String>(countLimit: 4_096, byteLimit: nil)
+        #expect(stripes.stripes.count == 16)
+        let used = Set((0..<1_000).map { stripes.stripeIndex(for: $0) })
+        #expect(used == Set(0..<16))
     }
 
     @Test func aWorkingSetThatFitsTheLimitStaysWholeInMemory() throws {

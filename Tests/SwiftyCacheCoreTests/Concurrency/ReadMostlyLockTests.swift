@@ -90,14 +90,37 @@ import Testing
         let perThread = 5_000
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for i in 0..<perThread {
-                // Half the reads find something (counter 0); every one counts counter 1.
-                _ = lock.read(counting: 0) { state in i % 2 == 0 ? state[thread % 3] : nil }
+                // Half the reads find something (counter 0); every one counts counter 1. A write
+                // now and then sends the reads after it through the mutex, which count too.
+                _ = lock.readCountingFound { state in i % 2 == 0 ? state[thread % 3] : nil }
                 lock.count(1)
+                if thread == 0 && i % 100 == 0 { lock.withLock { $0[2] = 3 } }
             }
         }
         #expect(lock.total(0) == threads * perThread / 2)
         #expect(lock.total(1) == threads * perThread)
         #expect(lock.total(2) == 0)
+        // Counted reads leave no reader behind: a writer gets in.
+        lock.withLock { $0[0] = 4 }
+        #expect(lock.read { $0[0] } == 4)
+    }
+
+    /// Counter 0 shares its word with the slot's reader count; moving the count to the
+    /// counter's own word, as reads do long before it could overflow, changes no total and
+    /// leaves the reader count alone.
+    @Test func theFastLaneSpillsWithoutChangingTheTotals() {
+        let lock = ReadMostlyLock(5)
+        for _ in 0..<10 { _ = lock.readCountingFound { $0 } }
+        lock.count(0)
+        #expect(lock.total(0) == 11)
+        lock.spillCurrentSlot()
+        #expect(lock.total(0) == 11)
+        for _ in 0..<5 { _ = lock.readCountingFound { $0 } }
+        #expect(lock.total(0) == 16)
+        let wrote = onNewThread { lock.withLock { $0 = 6 } }
+        #expect(wrote.wait(timeout: .now() + 30) == .success)
+        #expect(lock.readCountingFound { $0 } == 6)
+        #expect(lock.total(0) == 17)
     }
 
     @Test func threadsTakeSlotsInTurn() {

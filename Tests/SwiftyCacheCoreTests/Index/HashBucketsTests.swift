@@ -63,6 +63,19 @@ import Testing
         #expect(model.violation() == nil)
     }
 
+    /// A bucket keeps 32 bits of the hash: hashes that differ only above them share a tag, so
+    /// the caller's key comparison tells them apart; removal and growth use the full hashes.
+    @Test func hashesThatDifferOnlyInTheirHighBitsAreToldApartByTheKey() {
+        var model = Model()
+        let slots = (0..<64).map { model.insert(hash: 0x1234_5678 &+ ($0 << 32)) }
+        for slot in slots { #expect(model.find(slot) == slot) }
+        for slot in slots where slot % 2 == 0 { model.remove(slot) }
+        for slot in slots { #expect(model.find(slot) == (slot % 2 == 0 ? nil : slot)) }
+        // A hash whose tag matches but was never recorded finds nothing.
+        #expect(model.buckets.find(hash: 0x1234_5678 &+ (999 << 32)) { _ in false } == nil)
+        #expect(model.violation() == nil)
+    }
+
     @Test func aRemovalOfAnAbsentSlotChangesNothing() {
         var model = Model()
         let kept = model.insert(hash: 7)
