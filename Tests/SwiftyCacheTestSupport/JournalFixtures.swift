@@ -46,11 +46,82 @@ public enum JournalFixture {
     }
 
     /// Every line of the journal, header included; a final newline does not make an empty line.
+    /// A packed journal's `BLOCK` lines are given as the `CLEAN` lines they stand for (without
+    /// a check); ``blockLineCount(in:)`` counts them.
     public static func allLines(in directory: URL) throws -> [String] {
-        let text = try String(contentsOf: directory.appending(path: "journal"), encoding: .utf8)
-        var lines = text.components(separatedBy: "\n")
-        if lines.last == "" { lines.removeLast() }
-        return lines
+        let bytes = try [UInt8](Data(contentsOf: directory.appending(path: "journal")))
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        if lines.last == [] { lines.removeLast() }
+        let valueCount = lines.count > 3 ? Int(String(decoding: lines[3], as: UTF8.self)) ?? 0 : 0
+        return try lines.flatMap { line -> [String] in
+            guard line.starts(with: Array("BLOCK ".utf8)) else { return [String(decoding: line, as: UTF8.self)] }
+            return try expandBlock(line, valueCount: valueCount)
+        }
+    }
+
+    /// The `BLOCK` lines of the journal in `directory`.
+    public static func blockLineCount(in directory: URL) throws -> Int {
+        let bytes = try [UInt8](Data(contentsOf: directory.appending(path: "journal")))
+        return bytes.split(separator: UInt8(ascii: "\n")).filter { $0.starts(with: Array("BLOCK ".utf8)) }.count
+    }
+
+    public struct MalformedBlock: Error {}
+
+    /// The `CLEAN` lines a `BLOCK` line stands for, read by the format's description (the
+    /// engine's `JournalBlock`), independently of its code: after `BLOCK `, escaped bytes (`0x7F
+    /// 0x01` a newline, `0x7F 0x02` a `0x7F`) up to the 18-byte check; per entry, a key (a byte
+    /// n, then n bytes, or n & 0x7F bytes of a hex key when n has its top bit), a varint per
+    /// slot, the segment and the offset.
+    public static func expandBlock(_ line: [UInt8], valueCount: Int) throws -> [String] {
+        guard line.count > 6 + 18 else { throw MalformedBlock() }
+        var payload: [UInt8] = []
+        var index = 6
+        let end = line.count - 18
+        while index < end {
+            if line[index] == 0x7F {
+                guard index + 1 < end else { throw MalformedBlock() }
+                switch line[index + 1] {
+                case 0x01: payload.append(0x0A)
+                case 0x02: payload.append(0x7F)
+                default: throw MalformedBlock()
+                }
+                index += 2
+            } else {
+                payload.append(line[index])
+                index += 1
+            }
+        }
+        var position = 0
+        func varint() throws -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while position < payload.count, shift < 64 {
+                let byte = payload[position]
+                position += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            throw MalformedBlock()
+        }
+        var result: [String] = []
+        while position < payload.count {
+            let head = payload[position]
+            let count = Int(head & 0x7F)
+            position += 1
+            guard position + count <= payload.count else { throw MalformedBlock() }
+            let stored = payload[position..<(position + count)]
+            position += count
+            let key =
+                head & 0x80 != 0
+                ? stored.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+                    .joined()
+                : String(decoding: stored, as: UTF8.self)
+            var fields = ["CLEAN", key]
+            for _ in 0..<(valueCount + 2) { fields.append(String(try varint())) }
+            result.append(fields.joined(separator: " "))
+        }
+        return result
     }
 
     /// Writes a journal with the standard header for `appVersion` and `valueCount`.

@@ -24,44 +24,59 @@ enum CompactJournal {
 
     /// Appends the line of each entry in `records` as it is now: `DIRTY` for an entry whose
     /// edit is journaled, `CLEAN` for a committed one, nothing for a free record or an edit of a
-    /// new entry not journaled yet. Keys are copied from the index in place.
+    /// new entry not journaled yet. In a packed journal committed entries go into `BLOCK` lines
+    /// (``JournalBlock``), in order, but for keys a block cannot hold. Keys are copied from the
+    /// index in place.
     ///
     /// - Complexity: O(records).
     static func appendLines(
-        of records: some Sequence<UInt32>, in table: EntryTable, format: Journal.Format, to bytes: inout [UInt8]
+        of records: some Sequence<UInt32>, in table: EntryTable, format: Journal.Format, valueCount: Int,
+        to bytes: inout [UInt8]
     ) {
+        var block = format.storesLocations ? JournalBlock.Encoder(valueCount: valueCount) : nil
         for record in records {
             let index = Int(record)
             guard table.isLive(slot: index) else { continue }
             let entry = table[index]
             if entry.isBeingEdited && entry.isDirtyJournaled {
+                block?.flush(to: &bytes)
                 table.withKey(at: index) { Journal.appendLine(.dirty, key: $0, format: format, to: &bytes) }
             } else if entry.isReadable {
-                table.withKey(at: index) {
-                    Journal.appendLine(
-                        .clean(lengths: entry.lengths, location: entry.location), key: $0, format: format, to: &bytes)
+                table.withKey(at: index) { key in
+                    if let encoder = block, entry.lengths.count == valueCount, encoder.canHold(key: key) {
+                        block?.append(key: key, lengths: entry.lengths, location: entry.location, to: &bytes)
+                    } else {
+                        block?.flush(to: &bytes)
+                        Journal.appendLine(
+                            .clean(lengths: entry.lengths, location: entry.location), key: key, format: format,
+                            to: &bytes)
+                    }
                 }
             }
         }
+        block?.flush(to: &bytes)
     }
 
     /// Writes the whole compact journal of `table` after `prefix` to `file`, a batch at a time.
     ///
     /// - Complexity: O(n) in the entries, with a buffer of about a mebibyte.
     static func write(
-        _ table: EntryTable, prefix: [UInt8], format: Journal.Format, to file: Int32, with fileSystem: any FileSystem
+        _ table: EntryTable, prefix: [UInt8], format: Journal.Format, valueCount: Int, to file: Int32,
+        with fileSystem: any FileSystem
     ) throws(SystemCallError) {
         try fileSystem.writeAll(file, prefix)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(batchSize * 128)
+        var batch: [UInt32] = []
+        batch.reserveCapacity(batchSize)
         var cursor = table.eldest
         while cursor != -1 {
-            var batch = 0
-            while cursor != -1 && batch < batchSize {
-                appendLines(of: CollectionOfOne(EntryTable.link(cursor)), in: table, format: format, to: &bytes)
+            batch.removeAll(keepingCapacity: true)
+            while cursor != -1 && batch.count < batchSize {
+                batch.append(EntryTable.link(cursor))
                 cursor = table.indexAfter(cursor)
-                batch += 1
             }
+            appendLines(of: batch, in: table, format: format, valueCount: valueCount, to: &bytes)
             try fileSystem.writeAll(file, bytes)
             bytes.removeAll(keepingCapacity: true)
         }

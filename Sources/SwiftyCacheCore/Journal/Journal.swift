@@ -49,6 +49,10 @@
 ///     READ 3400330d1dfc7f3f7f4b8d4d803dfcf6
 ///     MOVE 335c4c6028171cfddfbaae1a9c313c52 2 16 ~785642662547476f
 ///
+/// A rebuild of a packed journal writes the committed entries as `BLOCK` lines, up to 32 in a
+/// line, in binary (``JournalBlock``: about 43 bytes an entry with a 64-digit hexadecimal key,
+/// where its `CLEAN` line takes about 107); they replay as those `CLEAN` lines would.
+///
 /// The fifth header line is the directory's inline limit: a slot longer than it is a file. Each
 /// body line but `READ` ends with its check (``JournalLineCheck``: ` ~`, the key's tag and the line's
 /// checksum), so that a damaged line costs the entry it names, not the cache; journals written

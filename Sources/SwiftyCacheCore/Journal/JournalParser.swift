@@ -55,6 +55,8 @@ struct JournalParser {
         /// Packed journals: lines whose check failed, skipped; the entries they may name must be
         /// dropped (see ``JournalLineCheck``).
         var damagedLines: [[UInt8]] = []
+        /// How many of the records came from `BLOCK` lines (``JournalBlock``).
+        var blockRecordCount = 0
     }
 
     let valueCount: Int
@@ -66,6 +68,9 @@ struct JournalParser {
     private var pending: [UInt8] = []
     private var lineNumber = 0
     private var recordCount = 0
+    private var blockRecordCount = 0
+    /// The entries of the last `BLOCK` line, in buffers kept from line to line.
+    private var block = JournalBlock.Decoded()
     private var firstLine = FirstLine.unknown
     private var corruption: Journal.Corruption?
     private var keysAfterCorruption: Set<String> = []
@@ -99,8 +104,22 @@ struct JournalParser {
 
     /// ``consume(_:_:)`` with each key passed as its bytes in the line, valid during the call:
     /// no `String` per line, for the replay that looks it up in the index.
+    /// A `BLOCK` line's entries reach `body` one by one, as `CLEAN` records.
     mutating func consume(
         _ bytes: UnsafeRawBufferPointer, keyBytes body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+    ) {
+        consume(
+            bytes, keyBytes: body,
+            blocks: { block in
+                block.forEachEntry { key, lengths, location in body(key, .clean(lengths: lengths, location: location)) }
+            })
+    }
+
+    /// ``consume(_:keyBytes:)`` with each `BLOCK` line's entries passed whole to `blocks` (a
+    /// replay loads them as an index snapshot's), in order with the records `body` receives.
+    mutating func consume(
+        _ bytes: UnsafeRawBufferPointer, keyBytes body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void,
+        blocks: (borrowing JournalBlock.Decoded) -> Void
     ) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         if corruption != nil { bytesAfterCorruption += Int64(bytes.count) }
@@ -113,12 +132,12 @@ struct JournalParser {
             let end = base.distance(to: UnsafeRawPointer(found))
             let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             if pending.isEmpty {
-                handleLine(piece.assumingMemoryBound(to: UInt8.self), body)
+                handleLine(piece.assumingMemoryBound(to: UInt8.self), body, blocks)
             } else {
                 appendPending(piece)
                 let line = pending
                 pending.removeAll(keepingCapacity: true)
-                line.withUnsafeBufferPointer { handleLine($0, body) }
+                line.withUnsafeBufferPointer { handleLine($0, body, blocks) }
             }
             start = end + 1
         }
@@ -150,7 +169,8 @@ struct JournalParser {
         return Summary(
             firstLine: firstLine, corruption: corruption, recordCount: recordCount,
             hasUnterminatedLine: !pending.isEmpty, unterminatedByteCount: pending.count,
-            keysAfterCorruption: keysAfterCorruption, damagedLines: corruption == nil ? damagedLines : [])
+            keysAfterCorruption: keysAfterCorruption, damagedLines: corruption == nil ? damagedLines : [],
+            blockRecordCount: blockRecordCount)
     }
 
     private mutating func appendPending(_ bytes: UnsafeRawBufferPointer) {
@@ -164,7 +184,8 @@ struct JournalParser {
     }
 
     private mutating func handleLine(
-        _ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+        _ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void,
+        _ blocks: (borrowing JournalBlock.Decoded) -> Void
     ) {
         var line = raw[...]
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
@@ -194,7 +215,7 @@ struct JournalParser {
             corruption = Journal.Corruption(description: "a journal line is longer than \(maximumLineLength) bytes")
             return
         }
-        if format.storesLocations && handleCheckedLine(line, body) { return }
+        if format.storesLocations && handleCheckedLine(line, body, blocks) { return }
         switch Self.parseBodyLine(line, valueCount: valueCount, storesLocations: format.storesLocations) {
         case .success(let record):
             body(UnsafeBufferPointer(rebasing: record.key), record.operation)
@@ -210,9 +231,15 @@ struct JournalParser {
     /// one. Returns `false` for a line without a check before any had one (a journal an
     /// earlier release wrote), which the old rules read.
     private mutating func handleCheckedLine(
-        _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+        _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void,
+        _ blocks: (borrowing JournalBlock.Decoded) -> Void
     ) -> Bool {
         guard let checked = JournalLineCheck.split(line) else {
+            // Blocks are always checked: one without its check is damaged, never an old line.
+            if line.starts(with: JournalBlock.verb) {
+                noteDamaged(line)
+                return true
+            }
             guard seenCheckedLine else { return false }
             // READ lines carry no check: one damaged into another READ only reorders entries.
             if case .success(let record) = Self.parseBodyLine(line, valueCount: valueCount, storesLocations: true),
@@ -226,6 +253,17 @@ struct JournalParser {
             return true
         }
         seenCheckedLine = true
+        if checked.body.starts(with: JournalBlock.verb) {
+            let payload = checked.body.dropFirst(JournalBlock.verb.count)
+            guard checked.isIntact, block.decode(payload, valueCount: valueCount) else {
+                noteDamaged(line)
+                return true
+            }
+            blocks(block)
+            recordCount += block.count
+            blockRecordCount += block.count
+            return true
+        }
         guard checked.isIntact,
             case .success(let record) = Self.parseBodyLine(checked.body, valueCount: valueCount, storesLocations: true)
         else {
@@ -263,6 +301,8 @@ struct JournalParser {
 
     /// After a corruption: remembers the key a line names, if it could be one of the cache's.
     private mutating func collectKey(from line: Slice<UnsafeBufferPointer<UInt8>>) {
+        // A block's keys are binary: none can be read out of a line that did not decode.
+        guard !line.starts(with: JournalBlock.verb) else { return }
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
         let rest = line[(space + 1)...]
         let key = rest[..<(rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex)]

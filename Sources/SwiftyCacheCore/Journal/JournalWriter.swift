@@ -21,6 +21,13 @@ struct JournalWriter {
     /// While a rebuild is written outside the lock (see ``beginRebuild()``): the lines appended
     /// since its snapshot, which the new journal must end with.
     private(set) var rebuildTail: [UInt8]?
+    /// Lines appended since the journal was last rewritten (or, after an open, its text lines).
+    private(set) var linesSinceRewrite = 0
+    /// Whether the journal's bulk is `BLOCK` lines (``JournalBlock``): a packed journal this
+    /// session rewrote, or one the open replayed that had them.
+    private(set) var isBlockCompact = false
+    /// Lines in ``rebuildTail``.
+    private var tailLineCount = 0
 
     /// Keeps the order of the file's writes when buffered `READ` lines are written outside the
     /// cache lock (``takeReadFlush()``): every write and every change of ``fd`` holds it.
@@ -50,7 +57,25 @@ struct JournalWriter {
         guard failure == nil else { return }
         let start = buffer.count
         Journal.appendLine(operation, key: key, format: format, to: &buffer)
-        rebuildTail?.append(contentsOf: buffer[start...])
+        linesSinceRewrite &+= 1
+        if rebuildTail != nil {
+            rebuildTail?.append(contentsOf: buffer[start...])
+            tailLineCount &+= 1
+        }
+    }
+
+    /// What the open's replay found: `textLines` lines of text, `blockRecords` entries in
+    /// blocks.
+    mutating func noteReplayed(textLines: Int, blockRecords: Int) {
+        linesSinceRewrite = textLines
+        isBlockCompact = blockRecords > 0
+    }
+
+    /// Whether replaying the journal costs about what loading an index snapshot does: it is
+    /// blocks, and few lines were added since (an eighth of `entries` at most). A clean close
+    /// then leaves no snapshot beside it.
+    func replaysLikeASnapshot(entries: Int) -> Bool {
+        isBlockCompact && linesSinceRewrite <= entries / 8
     }
 
     /// Writes buffered lines to the OS (not to stable storage; see ``syncIfDurable(operation:key:)``).
@@ -179,7 +204,7 @@ struct JournalWriter {
         } catch {
             throw recordFailure(error, path: directory.temporaryJournalPath)
         }
-        try swapIn(newFile)
+        try swapIn(newFile, linesAfterBulk: 0)
     }
 
     /// `journal.tmp` as `write` wrote it, synced, open; nothing left of it when it fails.
@@ -208,7 +233,7 @@ struct JournalWriter {
 
     /// Closes the written `journal.tmp` (`newFile`) and renames it over the journal, keeping the
     /// old one as `journal.bkp` meanwhile; then appends to the new journal.
-    private mutating func swapIn(_ newFile: Int32) throws(CacheError) {
+    private mutating func swapIn(_ newFile: Int32, linesAfterBulk: Int) throws(CacheError) {
         var failedPath = directory.temporaryJournalPath
         do {
             // close() releases the descriptor even when it reports an error: never close twice.
@@ -240,7 +265,11 @@ struct JournalWriter {
         buffer.removeAll(keepingCapacity: true)
         failure = nil
         generation += 1
+        // What follows the rewritten bulk: the lines appended while it was written.
+        linesSinceRewrite = linesAfterBulk
+        isBlockCompact = format.storesLocations
         rebuildTail = nil
+        tailLineCount = 0
     }
 
     /// Breaks the journal after a failed rebuild. The buffered lines go too, as when a write
@@ -274,6 +303,7 @@ struct JournalWriter {
         guard failure == nil, fd >= 0, rebuildTail == nil else { return nil }
         guard let file = try? createTemporaryJournal() else { return nil }
         rebuildTail = []
+        tailLineCount = 0
         return PendingRebuild(file: file, generation: generation)
     }
 
@@ -292,8 +322,9 @@ struct JournalWriter {
             return false
         }
         let tail = rebuildTail ?? []
-        rebuildTail = nil
         guard written, failure == nil, fd >= 0 else {
+            rebuildTail = nil
+            tailLineCount = 0
             discard(rebuild)
             return false
         }
@@ -302,10 +333,12 @@ struct JournalWriter {
             // The snapshot was synced outside the lock (`JournalRebuild.write`); this syncs the tail.
             try fileSystem.fsync(rebuild.file)
         } catch {
+            rebuildTail = nil
+            tailLineCount = 0
             discard(rebuild)
             return false
         }
-        try swapIn(rebuild.file)
+        try swapIn(rebuild.file, linesAfterBulk: tailLineCount)
         return true
     }
 

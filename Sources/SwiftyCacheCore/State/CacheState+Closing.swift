@@ -39,7 +39,10 @@ extension CacheState {
         // leaves a file the next open must sweep.
         trashBeingUnlinked.wait()
         if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any {
+            // A journal of blocks replays as fast as a snapshot loads: the marker alone then.
+            let needsSnapshot = !journal.replaysLikeASnapshot(entries: table.count)
             directory.leaveCleanMarker { emit in
+                guard needsSnapshot else { return }
                 IndexSnapshot.write(
                     table, appVersion: journal.appVersion, valueCount: valueCount,
                     storesLocations: journal.format.storesLocations, redundantOpCount: redundantOpCount, to: emit)

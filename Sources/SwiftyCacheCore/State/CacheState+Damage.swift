@@ -12,7 +12,9 @@ extension CacheState {
         guard !lines.isEmpty else { return 0 }
         var victims: Set<String> = []
         var tags: Set<UInt32> = []
-        for line in lines {
+        // A damaged block loaded none of its entries: it names nothing to drop (its bytes are
+        // binary, where words and tags would be chance).
+        for line in lines where !line.starts(with: JournalBlock.verb) {
             for word in line.split(whereSeparator: { $0 <= 0x20 || $0 == UInt8(ascii: "~") || $0 >= 0x7F }) {
                 let candidate = String(decoding: word, as: UTF8.self)
                 if table.index(of: candidate) != nil { victims.insert(candidate) }

@@ -28,8 +28,10 @@ extension CacheState {
         let prefix = compactJournalPrefix()
         let format = journal.format
         let fileSystem = fileSystem
+        let valueCount = valueCount
         try journal.replace { [table] file throws(SystemCallError) in
-            try CompactJournal.write(table, prefix: prefix, format: format, to: file, with: fileSystem)
+            try CompactJournal.write(
+                table, prefix: prefix, format: format, valueCount: valueCount, to: file, with: fileSystem)
         }
         // A leftover backup is harmless: opening deletes it when `journal` exists.
         moveToTrash(directory.backupJournalPath)
@@ -68,7 +70,8 @@ extension CacheState {
     func compactJournalLines(of records: ArraySlice<UInt32>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 100)
-        CompactJournal.appendLines(of: records, in: table, format: journal.format, to: &bytes)
+        CompactJournal.appendLines(
+            of: records, in: table, format: journal.format, valueCount: valueCount, to: &bytes)
         return bytes
     }
 

@@ -65,6 +65,8 @@ extension CacheState {
         }
         var removedKeys: Set<String> = []
         let summary = try replayJournal(size: journalStatus.size, removedKeys: &removedKeys)
+        journal.noteReplayed(
+            textLines: summary.recordCount - summary.blockRecordCount, blockRecords: summary.blockRecordCount)
         try refuseForeignJournal(summary)
         try settleReplay(summary, journalStatus: journalStatus, removedKeys: &removedKeys, report: &report)
         return report

@@ -32,7 +32,9 @@ extension CacheState {
         var offset: Int64 = 0
         // Records are applied a batch at a time, their memory in the index touched first.
         var batch = ReplayBatch()
+        var hasReservedForBlocks = false
         func applyBatch() {
+            guard !batch.isEmpty else { return }
             batch.prefetch(in: table)
             batch.drain { key, tag, operation in
                 replay(key, tag: tag, operation, removedKeys: &removedKeys)
@@ -52,11 +54,52 @@ extension CacheState {
                 keyBytes: { key, operation in
                     batch.append(key, operation)
                     if batch.isFull { applyBatch() }
+                },
+                blocks: { block in
+                    applyBatch()
+                    if !hasReservedForBlocks {
+                        hasReservedForBlocks = true
+                        reserveForBlocks(like: block, journalSize: size)
+                    }
+                    replayBlock(block, removedKeys: &removedKeys)
                 })
             if !parser.wantsMoreInput { break }
         }
         applyBatch()
         return (parser.finish(), offset)
+    }
+
+    /// Applies a `BLOCK` line's entries (``JournalBlock``) as its `CLEAN` lines would be, the
+    /// way an index snapshot is loaded: their buckets touched first, then each new key appended
+    /// as the most recently used entry with one probe; a key already present is replayed as a
+    /// `CLEAN` line.
+    ///
+    /// - Complexity: O(entries).
+    mutating func replayBlock(_ block: borrowing JournalBlock.Decoded, removedKeys: inout Set<String>) {
+        var tags: [UInt32] = []
+        tags.reserveCapacity(block.count)
+        block.forEachKey { _, key in tags.append(table.tag(of: key)) }
+        table.prefetch(tags: tags)
+        block.forEachKey { index, key in
+            let (lengths, location) = block.entry(index)
+            if !table.appendCommitted(key: key, tag: tags[index], lengths: lengths, location: location) {
+                replay(key, tag: tags[index], .clean(lengths: lengths, location: location), removedKeys: &removedKeys)
+            }
+        }
+    }
+
+    /// Makes room for the entries a journal of blocks like `block` holds, estimated from the
+    /// journal's size and bounded by a sixteenth of it (a journal of blocks then a flood of
+    /// other lines must not reserve much more memory than it takes), so that loading it does
+    /// not grow the index's arrays a doubling at a time.
+    mutating func reserveForBlocks(like block: borrowing JournalBlock.Decoded, journalSize: Int64) {
+        guard table.count == 0, block.count > 0, block.encodedBytes > 0 else { return }
+        let bytesPerEntry = max(1, block.encodedBytes / block.count)
+        let estimate = Int(clamping: min(journalSize / Int64(bytesPerEntry), journalSize / 16))
+        // The arena holds each key and its length byte.
+        let keyBytesPerEntry = block.keyByteCount / block.count + 1
+        table.reserveCapacity(
+            estimate, keyBytes: estimate.multipliedReportingOverflow(by: keyBytesPerEntry).partialValue)
     }
 
     /// Applies one journal record to the index, as the Java cache does: every mention of a key

@@ -18,6 +18,7 @@ struct ReplayBatch {
     }
 
     var isFull: Bool { operations.count >= EntryTable.prefetchBatch }
+    var isEmpty: Bool { operations.isEmpty }
 
     mutating func append(_ key: UnsafeBufferPointer<UInt8>, _ operation: Journal.Operation) {
         keys.append(contentsOf: key)
