@@ -85,7 +85,7 @@ struct EntryTable {
     /// the table allocates each array once.
     mutating func reserveCapacity(_ capacity: Int, keyBytes: Int = 0) {
         guard capacity > 0 else { return }
-        records.reserveCapacity(capacity)
+        records.reserveCapacityPrefaulted(capacity)
         buckets.reserveCapacity(capacity)
         if keyBytes > 0 { arena.reserveCapacity(keyBytes) }
     }

@@ -26,7 +26,7 @@ struct KeyArena {
     var count: Int { bytes.count }
     var capacity: Int { bytes.capacity }
 
-    mutating func reserveCapacity(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+    mutating func reserveCapacity(_ capacity: Int) { bytes.reserveCapacityPrefaulted(capacity) }
 
     /// Appends `key` and returns the offset of its first byte.
     ///

@@ -112,7 +112,11 @@ struct RecordBuckets {
     private mutating func grow(to bucketCount: Int) {
         let old = buckets
         buckets = []  // the old array's only reference is `old`: freed after the loop
-        buckets = Array(repeating: 0, count: bucketCount)
+        buckets = [UInt64](unsafeUninitializedCapacity: bucketCount) { storage, initialized in
+            HeapMemory.prefault(UnsafeMutableRawBufferPointer(storage))
+            storage.initialize(repeating: 0)
+            initialized = bucketCount
+        }
         shift = 64 &- UInt64(bucketCount.trailingZeroBitCount)
         for stored in old where stored != 0 { place(stored) }
         let freedBytes = old.count &* MemoryLayout<UInt64>.stride

@@ -36,4 +36,42 @@ enum HeapMemory {
 
     /// The size past which a freed array is worth returning.
     static let threshold = 1 << 20
+
+    /// The size from which a region about to be filled is faulted in ahead (``prefault(_:)``).
+    static let prefaultThreshold = 8 << 20
+
+    /// Faults in the whole pages of `region`, which the caller is about to fill, with one call
+    /// (`MADV_POPULATE_WRITE`, Linux 5.14 and later; elsewhere, or when it fails, the pages
+    /// fault one at a time as they are first written, as they would have). Loading an index of
+    /// ten million entries writes a gigabyte of fresh memory: one trap per 4 KiB page costs
+    /// more than the kernel filling the pages in one go, markedly so in a virtual machine.
+    static func prefault(_ region: UnsafeMutableRawBufferPointer) {
+        #if os(Linux)
+        guard region.count >= prefaultThreshold, let base = region.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard page > 0 else { return }
+        let start = (Int(bitPattern: base) &+ page &- 1) & ~(page &- 1)
+        let end = (Int(bitPattern: base) &+ region.count) & ~(page &- 1)
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(aligned, end &- start, 23)  // MADV_POPULATE_WRITE
+        #endif
+    }
+}
+
+extension Array where Element: BitwiseCopyable {
+    /// Reserves room for `capacity` elements and faults in the pages of the room not yet used
+    /// (``HeapMemory/prefault(_:)``), for an array about to be filled in bulk.
+    ///
+    /// - Complexity: O(count) when the array must move.
+    mutating func reserveCapacityPrefaulted(_ capacity: Int) {
+        guard capacity > self.capacity else { return }
+        reserveCapacity(capacity)
+        let used = count
+        let room = self.capacity &- used
+        withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            HeapMemory.prefault(
+                UnsafeMutableRawBufferPointer(start: base + used, count: room &* MemoryLayout<Element>.stride))
+        }
+    }
 }
