@@ -245,12 +245,21 @@ struct ReopenWorkload {
 /// Opens the cache in `directory` (timed) and closes it again (not timed); with `crashing`, it
 /// ends as a killed process would, so that the next open replays the journal.
 func timedReopen(_ directory: URL, options: DiskLRUCache.Options = .init(), crashing: Bool = false) throws -> Run {
+    try timedReopen(directory, options: options, crashing: crashing, keepingOpen: false).run
+}
+
+/// A timed open of the cache in `directory`; the cache is returned open when `keepingOpen`,
+/// else closed (or crashed) after the timing.
+func timedReopen(
+    _ directory: URL, options: DiskLRUCache.Options = .init(), crashing: Bool = false, keepingOpen: Bool
+) throws -> (run: Run, cache: DiskLRUCache?) {
     var cache: DiskLRUCache?
     let run = try timed(1, perOperation: false) { _ in
         cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
     }
+    if keepingOpen { return (run, cache) }
     if crashing { cache?.simulateCrash() } else { try cache?.close() }
-    return run
+    return (run, nil)
 }
 
 /// The process's resident memory now (`/proc/self/statm`), in bytes; 0 where it is not
