@@ -15,7 +15,7 @@ import Testing
     /// Foundation's coders, which this release reads with its own. acbc5fb, the release before
     /// this one (its index was a dictionary of `String`s, this one's a key arena), wrote
     /// xxHash names with their `objectcache-keys` record and JSON by the built-in coder.
-    static let releases = ["b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7"]
+    static let releases = ["b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06"]
 
     static func fixtures(_ release: String) -> URL {
         URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -77,8 +77,9 @@ import Testing
         let (temporary, url) = try Self.copy(name, of: release)
         _ = temporary
         _ = directory
-        for _ in 0..<2 {
-            // Twice: as the release left it, then as this release closed it.
+        for pass in 0..<3 {
+            // Three times: as the release left it, as this release closed it, and after this
+            // release rewrote the journal (packed storage: `BLOCK` lines).
             let cache = try DiskLRUCache(
                 directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: .init(storage: storage))
             #expect(cache.recoveryReport.wipeReason == nil)
@@ -93,6 +94,7 @@ import Testing
                 }
             }
             #expect(cache.count == 32)
+            if pass == 1 { try cache.compact() }
             try cache.close()
         }
     }
