@@ -111,29 +111,7 @@ extension IndexSnapshot {
             guard JournalParser.isReplayableKey(keyBytes[...]) else { return nil }
             let key = keyBytes
             position += keyLength
-            // Inline for one or two slots: nothing allocated per entry.
-            let lengths: SlotLengths
-            if valueCount <= 2 {
-                var first = 0
-                var second = 0
-                if valueCount > 0 {
-                    guard let length = length() else { return nil }
-                    first = length
-                }
-                if valueCount > 1 {
-                    guard let length = length() else { return nil }
-                    second = length
-                }
-                lengths = SlotLengths(inline: first, second, count: valueCount)
-            } else {
-                var spilled: [Int] = []
-                spilled.reserveCapacity(valueCount)
-                for _ in 0..<valueCount {
-                    guard let length = length() else { return nil }
-                    spilled.append(length)
-                }
-                lengths = SlotLengths(spilled)
-            }
+            guard let lengths = SlotLengths.reading(valueCount, { length() }) else { return nil }
             var location = ValueLocation.none
             if storesLocations {
                 guard let segment = varint().flatMap({ UInt32(exactly: $0) }),

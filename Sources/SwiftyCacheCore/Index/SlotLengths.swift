@@ -39,6 +39,30 @@ package struct SlotLengths: RandomAccessCollection, MutableCollection, Hashable,
         }
     }
 
+    /// `count` lengths, each taken from `next` in turn (`nil` from it, `nil` here): held inline
+    /// for one or two slots, so that a reader of millions of entries allocates nothing per entry.
+    static func reading(_ count: Int, _ next: () -> Int?) -> SlotLengths? {
+        guard count > 2 else {
+            var inline = (0, 0)
+            if count > 0 {
+                guard let length = next() else { return nil }
+                inline.0 = length
+            }
+            if count > 1 {
+                guard let length = next() else { return nil }
+                inline.1 = length
+            }
+            return SlotLengths(inline: inline.0, inline.1, count: count)
+        }
+        var spilled: [Int] = []
+        spilled.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let length = next() else { return nil }
+            spilled.append(length)
+        }
+        return SlotLengths(spilled)
+    }
+
     /// One or two lengths (`count` ≤ 2), held inline.
     init(inline first: Int, _ second: Int, count: Int) {
         assert(count <= 2, "SlotLengths: \(count) lengths are not inline")

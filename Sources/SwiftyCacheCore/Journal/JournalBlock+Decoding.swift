@@ -185,27 +185,6 @@ extension JournalBlock {
         mutating func length() -> Int? { varint().flatMap { Int(exactly: $0) } }
 
         /// `count` lengths, inline for one or two slots: nothing allocated per entry.
-        mutating func lengths(_ count: Int) -> SlotLengths? {
-            guard count > 2 else {
-                var first = 0
-                var second = 0
-                if count > 0 {
-                    guard let length = length() else { return nil }
-                    first = length
-                }
-                if count > 1 {
-                    guard let length = length() else { return nil }
-                    second = length
-                }
-                return SlotLengths(inline: first, second, count: count)
-            }
-            var spilled: [Int] = []
-            spilled.reserveCapacity(count)
-            for _ in 0..<count {
-                guard let length = length() else { return nil }
-                spilled.append(length)
-            }
-            return SlotLengths(spilled)
-        }
+        mutating func lengths(_ count: Int) -> SlotLengths? { SlotLengths.reading(count) { length() } }
     }
 }
