@@ -79,25 +79,7 @@ extension IndexSnapshot {
         }
 
         @inline(__always)
-        mutating func varint() -> UInt64? {
-            // One byte: every length below 128, the common case.
-            if position < filled {
-                let first = buffer.load(fromByteOffset: position, as: UInt8.self)
-                if first & 0x80 == 0 {
-                    position &+= 1
-                    return UInt64(first)
-                }
-            }
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while let byte = byte() {
-                guard shift < 64 else { return nil }
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
+        mutating func varint() -> UInt64? { LEB128.read(bytes, at: &position) }
 
         @inline(__always)
         mutating func length() -> Int? { varint().flatMap { Int(exactly: $0) } }

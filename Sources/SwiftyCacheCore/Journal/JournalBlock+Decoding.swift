@@ -170,17 +170,7 @@ extension JournalBlock {
             return UnsafeBufferPointer(rebasing: bytes[position..<(position &+ count)])
         }
 
-        mutating func varint() -> UInt64? {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while let byte = byte() {
-                guard shift < 64 else { return nil }
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
+        mutating func varint() -> UInt64? { LEB128.read(UnsafeRawBufferPointer(bytes), at: &position) }
 
         mutating func length() -> Int? { varint().flatMap { Int(exactly: $0) } }
 
