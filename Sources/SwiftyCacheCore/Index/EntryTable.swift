@@ -26,6 +26,8 @@ struct EntryTable {
     var spilledLengths: [Int: SlotLengths] = [:]
     /// Packed offsets of 4 GiB and more, by record.
     var spilledOffsets: [Int: Int64] = [:]
+    /// A reserved records array's capacity, faulted in just ahead of the records appended.
+    var recordsFaultAhead = FaultAhead()
     /// The least and most recently used records.
     var eldestRecord = EntryRecord.none
     var newestRecord = EntryRecord.none
@@ -85,7 +87,7 @@ struct EntryTable {
     /// the table allocates each array once.
     mutating func reserveCapacity(_ capacity: Int, keyBytes: Int = 0) {
         guard capacity > 0 else { return }
-        records.reserveCapacityPrefaulted(capacity)
+        recordsFaultAhead.reserve(&records, capacity: capacity)
         buckets.reserveCapacity(capacity)
         if keyBytes > 0 { arena.reserveCapacity(keyBytes) }
     }
@@ -263,6 +265,7 @@ struct EntryTable {
             index = records.count
             let grows = records.count == records.capacity
             records.append(record)
+            recordsFaultAhead.advance(&records)
             if grows { noteGrowth(freedBytes: index &* MemoryLayout<EntryRecord>.stride) }
         }
         if record.flags.contains(.spilledLengths) {

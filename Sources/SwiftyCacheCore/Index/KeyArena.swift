@@ -18,6 +18,8 @@ struct KeyArena {
     private(set) var bytes: [UInt8] = []
     /// Bytes (lengths included) of keys no longer used.
     private(set) var garbage = 0
+    /// A reserved arena's capacity, faulted in just ahead of the keys appended.
+    private var faultAhead = FaultAhead()
 
     /// Keys may not be longer than this (the journal's allowance, 64 KiB, fits).
     static let maximumKeyLength = (1 << 21) - 1
@@ -26,7 +28,9 @@ struct KeyArena {
     var count: Int { bytes.count }
     var capacity: Int { bytes.capacity }
 
-    mutating func reserveCapacity(_ capacity: Int) { bytes.reserveCapacityPrefaulted(capacity) }
+    /// Makes room for `capacity` bytes of keys about to be appended in bulk, faulted in as they
+    /// come (``FaultAhead``).
+    mutating func reserveCapacity(_ capacity: Int) { faultAhead.reserve(&bytes, capacity: capacity) }
 
     /// Appends `key` and returns the offset of its first byte.
     ///
@@ -40,6 +44,7 @@ struct KeyArena {
         bytes.append(UInt8(length))
         let offset = bytes.count
         bytes.append(contentsOf: key)
+        faultAhead.advance(&bytes)
         return offset
     }
 

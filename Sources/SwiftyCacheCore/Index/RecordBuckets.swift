@@ -113,7 +113,10 @@ struct RecordBuckets {
         let old = buckets
         buckets = []  // the old array's only reference is `old`: freed after the loop
         buckets = [UInt64](unsafeUninitializedCapacity: bucketCount) { storage, initialized in
-            HeapMemory.prefault(UnsafeMutableRawBufferPointer(storage))
+            // Written whole at once: faulted in whole, in one call.
+            if bucketCount &* 8 >= HeapMemory.prefaultThreshold {
+                HeapMemory.prefault(UnsafeMutableRawBufferPointer(storage))
+            }
             storage.initialize(repeating: 0)
             initialized = bucketCount
         }

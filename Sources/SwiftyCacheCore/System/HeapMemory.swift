@@ -37,7 +37,7 @@ enum HeapMemory {
     /// The size past which a freed array is worth returning.
     static let threshold = 1 << 20
 
-    /// The size from which a region about to be filled is faulted in ahead (``prefault(_:)``).
+    /// The size from which an array is faulted in ahead (``FaultAhead``, ``prefault(_:)``).
     static let prefaultThreshold = 8 << 20
 
     /// Faults in the whole pages of `region`, which the caller is about to fill, with one call
@@ -47,7 +47,7 @@ enum HeapMemory {
     /// more than the kernel filling the pages in one go, markedly so in a virtual machine.
     static func prefault(_ region: UnsafeMutableRawBufferPointer) {
         #if os(Linux)
-        guard region.count >= prefaultThreshold, let base = region.baseAddress else { return }
+        guard let base = region.baseAddress else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard page > 0 else { return }
         let start = (Int(bitPattern: base) &+ page &- 1) & ~(page &- 1)
@@ -58,20 +58,47 @@ enum HeapMemory {
     }
 }
 
-extension Array where Element: BitwiseCopyable {
-    /// Reserves room for `capacity` elements and faults in the pages of the room not yet used
-    /// (``HeapMemory/prefault(_:)``), for an array about to be filled in bulk.
+/// Faults in the capacity reserved for an array that is about to be filled in bulk (the index at
+/// a reopen) a window at a time, just ahead of the elements appended (``HeapMemory/prefault(_:)``):
+/// the pages are filled one call per 2 MiB rather than by a trap each, and only pages about to be
+/// written become resident, so a reservation from an estimate that proves too large costs no
+/// memory. An array that grows by itself afterwards (a doubling) is left to fault as it is
+/// written: its pages then cost little beside the appends.
+struct FaultAhead {
+    /// Bytes from the start of the array's storage faulted in, or written.
+    private var faultedBytes = 0
+    /// The capacity reserved through ``reserve(_:capacity:)``; another capacity is another buffer.
+    private var capacity = -1
+
+    static let window = 2 << 20
+
+    /// Reserves room for `capacity` elements in `array`, to be faulted in as it fills.
+    mutating func reserve<Element: BitwiseCopyable>(_ array: inout [Element], capacity: Int) {
+        array.reserveCapacity(capacity)
+        self.capacity =
+            array.capacity &* MemoryLayout<Element>.stride >= HeapMemory.prefaultThreshold
+            ? array.capacity : -1
+        faultedBytes = array.count &* MemoryLayout<Element>.stride
+    }
+
+    /// Call after appending to `array`.
     ///
-    /// - Complexity: O(count) when the array must move.
-    mutating func reserveCapacityPrefaulted(_ capacity: Int) {
-        guard capacity > self.capacity else { return }
-        reserveCapacity(capacity)
-        let used = count
-        let room = self.capacity &- used
-        withUnsafeMutableBufferPointer { buffer in
+    /// - Complexity: O(1); one system call per ``window`` of bytes appended.
+    @inline(__always)
+    mutating func advance<Element: BitwiseCopyable>(_ array: inout [Element]) {
+        guard array.capacity == capacity else { return }
+        let stride = MemoryLayout<Element>.stride
+        let capacityBytes = capacity &* stride
+        let used = array.count &* stride
+        guard used &+ Self.window / 2 > faultedBytes, faultedBytes < capacityBytes else { return }
+        let start = Swift.max(faultedBytes, used)
+        let end = Swift.min(capacityBytes, start &+ Self.window)
+        faultedBytes = end
+        array.withUnsafeMutableBufferPointer { buffer in
+            // The storage runs to its capacity; the bytes past `count` are only advised.
             guard let base = buffer.baseAddress else { return }
-            HeapMemory.prefault(
-                UnsafeMutableRawBufferPointer(start: base + used, count: room &* MemoryLayout<Element>.stride))
+            let raw = UnsafeMutableRawPointer(base)
+            HeapMemory.prefault(UnsafeMutableRawBufferPointer(start: raw + start, count: end &- start))
         }
     }
 }
