@@ -43,7 +43,7 @@ enum CompactJournal {
                 table.withKey(at: index) { Journal.appendLine(.dirty, key: $0, format: format, to: &bytes) }
             } else if entry.isReadable {
                 table.withKey(at: index) { key in
-                    if let encoder = block, entry.lengths.count == valueCount, encoder.canHold(key: key) {
+                    if entry.lengths.count == valueCount, block?.canHold(key: key) == true {
                         block?.append(key: key, lengths: entry.lengths, location: entry.location, to: &bytes)
                     } else {
                         block?.flush(to: &bytes)

@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#endif
-
 extension JournalBlock {
     /// The entries of one block, decoded into buffers that are reused from block to block: the
     /// replay of a rewritten journal decodes millions of entries, so nothing here allocates per
@@ -43,7 +35,7 @@ extension JournalBlock {
             let line = UnsafeBufferPointer(rebasing: body)
             encodedBytes = line.count
             let decoded: Bool
-            if let base = line.baseAddress, memchr(base, Int32(escape), line.count) != nil {
+            if ByteSearch.firstIndex(of: escape, in: UnsafeRawBufferPointer(line)) != nil {
                 guard unescape(line) else { return false }
                 let payload = unescaped
                 decoded = payload.withUnsafeBufferPointer { decodeEntries($0, valueCount: valueCount) }
@@ -88,12 +80,10 @@ extension JournalBlock {
         /// Undoes the escapes of `line` into ``unescaped``, copying the runs between them whole.
         private mutating func unescape(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
             unescaped.removeAll(keepingCapacity: true)
-            guard let base = line.baseAddress else { return true }
+            let raw = UnsafeRawBufferPointer(line)
             var index = 0
             while index < line.count {
-                let run =
-                    memchr(base + index, Int32(escape), line.count &- index)
-                    .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? line.count
+                let run = ByteSearch.firstIndex(of: escape, in: raw, from: index) ?? line.count
                 unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: line[index..<run]))
                 guard run < line.count else { return true }
                 guard run &+ 1 < line.count else { return false }

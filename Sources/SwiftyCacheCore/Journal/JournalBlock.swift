@@ -86,8 +86,12 @@ enum JournalBlock {
             buffer.append(contentsOf: verb)
             for byte in payload {
                 switch byte {
-                case UInt8(ascii: "\n"): buffer.append(contentsOf: [escape, 0x01])
-                case escape: buffer.append(contentsOf: [escape, 0x02])
+                case UInt8(ascii: "\n"):
+                    buffer.append(escape)
+                    buffer.append(0x01)
+                case escape:
+                    buffer.append(escape)
+                    buffer.append(0x02)
                 default: buffer.append(byte)
                 }
             }

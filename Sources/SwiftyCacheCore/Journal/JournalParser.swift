@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#endif
-
 /// Parses a journal fed in chunks, in memory bounded by the longest line it accepts, with the
 /// Java `DiskLruCache`'s rules, so that every journal Java replays is replayed here with the
 /// same entries:
@@ -97,7 +89,7 @@ struct JournalParser {
     /// Parses the complete lines of `bytes` (a partial last line waits for the next chunk),
     /// passing each body record to `body` as it is read.
     ///
-    /// - Complexity: O(bytes); lines are found with `memchr`.
+    /// - Complexity: O(bytes); lines are found with `memchr` (``ByteSearch``).
     mutating func consume(_ bytes: UnsafeRawBufferPointer, _ body: (String, Journal.Operation) -> Void) {
         consume(bytes, keyBytes: { key, operation in body(String(decoding: key, as: UTF8.self), operation) })
     }
@@ -121,15 +113,14 @@ struct JournalParser {
         _ bytes: UnsafeRawBufferPointer, keyBytes body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void,
         blocks: (borrowing JournalBlock.Decoded) -> Void
     ) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard bytes.count > 0 else { return }
         if corruption != nil { bytesAfterCorruption += Int64(bytes.count) }
         var start = 0
         while start < bytes.count {
-            guard let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else {
+            guard let end = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes, from: start) else {
                 appendPending(UnsafeRawBufferPointer(rebasing: bytes[start...]))
                 return
             }
-            let end = base.distance(to: UnsafeRawPointer(found))
             let piece = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
             if pending.isEmpty {
                 handleLine(piece.assumingMemoryBound(to: UInt8.self), body, blocks)

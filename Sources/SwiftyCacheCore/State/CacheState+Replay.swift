@@ -33,6 +33,9 @@ extension CacheState {
         // Records are applied a batch at a time, their memory in the index touched first.
         var batch = ReplayBatch()
         var hasReservedForBlocks = false
+        // The tags of a block's keys, in a buffer kept from block to block.
+        var blockTags: [UInt32] = []
+        blockTags.reserveCapacity(JournalBlock.maximumEntries)
         func applyBatch() {
             guard !batch.isEmpty else { return }
             batch.prefetch(in: table)
@@ -61,7 +64,7 @@ extension CacheState {
                         hasReservedForBlocks = true
                         reserveForBlocks(like: block, journalSize: size)
                     }
-                    replayBlock(block, removedKeys: &removedKeys)
+                    replayBlock(block, tags: &blockTags, removedKeys: &removedKeys)
                 })
             if !parser.wantsMoreInput { break }
         }
@@ -72,12 +75,13 @@ extension CacheState {
     /// Applies a `BLOCK` line's entries (``JournalBlock``) as its `CLEAN` lines would be, the
     /// way an index snapshot is loaded: their buckets touched first, then each new key appended
     /// as the most recently used entry with one probe; a key already present is replayed as a
-    /// `CLEAN` line.
+    /// `CLEAN` line. `tags` is scratch space the caller keeps between blocks.
     ///
     /// - Complexity: O(entries).
-    mutating func replayBlock(_ block: borrowing JournalBlock.Decoded, removedKeys: inout Set<String>) {
-        var tags: [UInt32] = []
-        tags.reserveCapacity(block.count)
+    mutating func replayBlock(
+        _ block: borrowing JournalBlock.Decoded, tags: inout [UInt32], removedKeys: inout Set<String>
+    ) {
+        tags.removeAll(keepingCapacity: true)
         block.forEachKey { _, key in tags.append(table.tag(of: key)) }
         table.prefetch(tags: tags)
         block.forEachKey { index, key in
