@@ -17,7 +17,7 @@ extension DiskLRUCache {
     }
 
     /// Rebuilds the journal if `begin` (under the lock) starts a rebuild. The journal is written
-    /// without the cache lock, which each batch of lines takes to be formatted: operations go
+    /// without the cache lock, which each batch of entries takes to be copied: operations go
     /// on, and what they journal meanwhile follows the snapshot. Returns whether a rebuild was
     /// swapped in.
     @discardableResult
@@ -25,7 +25,7 @@ extension DiskLRUCache {
         rebuildGate.withLock { _ in
             guard let rebuild = withState(begin) else { return false }
             let written = rebuild.write(with: cacheDirectory.fileSystem) { records in
-                withState { $0.compactJournalLines(of: records) }
+                withState { $0.compactJournalBatch(of: records) }
             }
             return withState { $0.finishJournalRebuild(rebuild, written: written) }
         }

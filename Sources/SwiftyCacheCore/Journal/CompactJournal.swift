@@ -22,41 +22,6 @@ enum CompactJournal {
         return bytes
     }
 
-    /// Appends the line of each entry in `records` as it is now: `DIRTY` for an entry whose
-    /// edit is journaled, `CLEAN` for a committed one, nothing for a free record or an edit of a
-    /// new entry not journaled yet. In a packed journal committed entries go into `BLOCK` lines
-    /// (``JournalBlock``), in order, but for keys a block cannot hold. Keys are copied from the
-    /// index in place.
-    ///
-    /// - Complexity: O(records).
-    static func appendLines(
-        of records: some Sequence<UInt32>, in table: EntryTable, format: Journal.Format, valueCount: Int,
-        to bytes: inout [UInt8]
-    ) {
-        var block = format.storesLocations ? JournalBlock.Encoder(valueCount: valueCount) : nil
-        for record in records {
-            let index = Int(record)
-            guard table.isLive(slot: index) else { continue }
-            let entry = table[index]
-            if entry.isBeingEdited && entry.isDirtyJournaled {
-                block?.flush(to: &bytes)
-                table.withKey(at: index) { Journal.appendLine(.dirty, key: $0, format: format, to: &bytes) }
-            } else if entry.isReadable {
-                table.withKey(at: index) { key in
-                    if entry.lengths.count == valueCount, block?.canHold(key: key) == true {
-                        block?.append(key: key, lengths: entry.lengths, location: entry.location, to: &bytes)
-                    } else {
-                        block?.flush(to: &bytes)
-                        Journal.appendLine(
-                            .clean(lengths: entry.lengths, location: entry.location), key: key, format: format,
-                            to: &bytes)
-                    }
-                }
-            }
-        }
-        block?.flush(to: &bytes)
-    }
-
     /// Writes the whole compact journal of `table` after `prefix` to `file`, a batch at a time.
     ///
     /// - Complexity: O(n) in the entries, with a buffer of about a mebibyte.
@@ -76,7 +41,9 @@ enum CompactJournal {
                 batch.append(EntryTable.link(cursor))
                 cursor = table.indexAfter(cursor)
             }
-            appendLines(of: batch, in: table, format: format, valueCount: valueCount, to: &bytes)
+            var lines = Batch(format: format, valueCount: valueCount, capacity: batch.count)
+            lines.copy(batch, from: table)
+            lines.appendLines(to: &bytes)
             try fileSystem.writeAll(file, bytes)
             bytes.removeAll(keepingCapacity: true)
         }

@@ -1,10 +1,10 @@
 /// A journal rebuild in flight: begun under the cache lock
 /// (``CacheState/beginJournalRebuild()``), written to `journal.tmp` a batch at a time
-/// (``write(with:lines:)``), finished under the lock (``CacheState/finishJournalRebuild(_:written:)``).
+/// (``write(with:batch:)``), finished under the lock (``CacheState/finishJournalRebuild(_:written:)``).
 /// Readers and writers go on meanwhile; the lines they journal follow the snapshot.
 ///
 /// It keeps the order of the entries when it began (4 bytes each), not a copy of the index:
-/// each batch of lines is formatted under the lock from the entries as they are then, and
+/// each batch of entries is copied under the lock as they are then, and its lines formatted and
 /// written without it. An entry changed after the rebuild began may so be written as it is
 /// later than the beginning, which replays to the same state: every line journaled since the
 /// beginning is appended after the snapshot, and each sets its entry's state whole (`CLEAN`,
@@ -21,20 +21,24 @@ struct JournalRebuild {
     /// The storage whose records the snapshot names.
     let storage: any ValueStorage
 
-    /// Writes the snapshot to `journal.tmp` without the cache lock, but for `lines`, which
-    /// formats one batch of ``order`` under it; then forces the records it names and the file
+    /// Writes the snapshot to `journal.tmp` without the cache lock, but for `batch`, which
+    /// copies the entries of one batch of ``order`` under it; then forces the records it names and the file
     /// to stable storage (always: it will replace a journal that may be durable). Returns
     /// whether all of it was written; a failure leaves the old journal in use.
     ///
     /// - Complexity: O(n) in the entries, in batches of ``CompactJournal/batchSize(forEntries:)``.
-    func write(with fileSystem: any FileSystem, lines: (ArraySlice<UInt32>) -> [UInt8]) -> Bool {
+    func write(with fileSystem: any FileSystem, batch: (ArraySlice<UInt32>) -> CompactJournal.Batch) -> Bool {
         do {
             try fileSystem.writeAll(pending.file, prefix)
-            let batch = CompactJournal.batchSize(forEntries: order.count)
+            let size = CompactJournal.batchSize(forEntries: order.count)
+            var lines: [UInt8] = []
+            lines.reserveCapacity(size * 64)
             var start = 0
             while start < order.count {
-                let end = min(order.count, start + batch)
-                try fileSystem.writeAll(pending.file, lines(order[start..<end]))
+                let end = min(order.count, start + size)
+                batch(order[start..<end]).appendLines(to: &lines)
+                try fileSystem.writeAll(pending.file, lines)
+                lines.removeAll(keepingCapacity: true)
                 start = end
             }
             // After the last batch: every record its lines name is committed by now.

@@ -48,8 +48,8 @@ extension CacheState {
 
     /// Begins a rebuild of the journal whose bulk is written outside the lock, when one is
     /// due: see ``JournalWriter/beginRebuild()``. The caller writes it without the lock
-    /// (``JournalRebuild/write(with:lines:)``, formatting each batch with
-    /// ``compactJournalLines(of:)`` under it), then calls ``finishJournalRebuild(_:written:)``.
+    /// (``JournalRebuild/write(with:batch:)``, copying each batch with
+    /// ``compactJournalBatch(of:)`` under it), then calls ``finishJournalRebuild(_:written:)``.
     ///
     /// - Complexity: O(n): the order of the entries, 4 bytes each, is all it copies.
     mutating func beginJournalRebuild(evenIfNotDue: Bool = false) -> JournalRebuild? {
@@ -63,16 +63,14 @@ extension CacheState {
             redundantOpCount: redundantOpCount, storage: storage)
     }
 
-    /// The lines of a batch of a rebuild begun by ``beginJournalRebuild()``, from the entries as
-    /// they are now.
+    /// A batch of a rebuild begun by ``beginJournalRebuild()``: the entries of `records` as they
+    /// are now, copied for their lines to be formatted after the lock is released.
     ///
-    /// - Complexity: O(records).
-    func compactJournalLines(of records: ArraySlice<UInt32>) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.count * 100)
-        CompactJournal.appendLines(
-            of: records, in: table, format: journal.format, valueCount: valueCount, to: &bytes)
-        return bytes
+    /// - Complexity: O(records) and the bytes of their keys.
+    func compactJournalBatch(of records: ArraySlice<UInt32>) -> CompactJournal.Batch {
+        var batch = CompactJournal.Batch(format: journal.format, valueCount: valueCount, capacity: records.count)
+        batch.copy(records, from: table)
+        return batch
     }
 
     /// Ends a rebuild begun by ``beginJournalRebuild()``: the lines journaled meanwhile are
