@@ -1,13 +1,15 @@
-/// One entry of the index as ``EntryTable`` stores it: 40 bytes of plain integers, with no
-/// reference and no allocation of its own, so that ten million entries are five arrays' worth of
-/// memory rather than ten million objects.
+/// One entry of the index as ``EntryTable`` stores it: 72 bytes of plain integers, with no
+/// reference and no allocation of its own, so that ten million entries are a few arrays' worth
+/// of memory rather than ten million objects.
 ///
 ///     bytes   field
-///     0–7     the key: its offset in the ``KeyArena`` (low 40 bits) and length (high 24)
+///     0–7     the key: its length (bits 40–60), whether it is inline (bit 62) and packed
+///             hexadecimal (bit 61), else its offset in the ``KeyArena`` (low 40 bits)
 ///     8–15    the sequence number (low 56 bits) and the flags (high 8)
 ///     16–23   the LRU links: the previous and next record, `UInt32.max` for none
 ///     24–31   the two slot lengths, when they fit (else ``Flags/spilledLengths``)
 ///     32–39   the packed record's segment and offset, when it fits (else ``Flags/spilledOffset``)
+///     40–71   the key, when it is inline (``InlineKey``): a lookup of it reads no arena
 ///
 /// A free record keeps the next free record's index in `next`. The editor's identifier, the
 /// lengths of entries with more than two slots or a slot of 4 GiB and more, and offsets past
@@ -22,6 +24,7 @@ struct EntryRecord {
     var length1: UInt32 = 0
     var segment: UInt32 = 0
     var offset: UInt32 = 0
+    var inlineKeyWords: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
     /// The link to no record.
     static let none = UInt32.max
@@ -47,11 +50,34 @@ struct EntryRecord {
         static let countShift: UInt8 = 6
     }
 
-    var keyOffset: Int { Int(truncatingIfNeeded: keyWord & Self.keyOffsetMask) }
-    var keyLength: Int { Int(truncatingIfNeeded: keyWord >> 40) }
+    private static let keyLengthMask: UInt64 = (1 << 21) - 1
+    private static let inlineKeyBit: UInt64 = 1 << 62
+    private static let packedHexBit: UInt64 = 1 << 61
 
+    /// The key's offset in the arena (meaningless for an inline key).
+    var keyOffset: Int { Int(truncatingIfNeeded: keyWord & Self.keyOffsetMask) }
+    var keyLength: Int { Int(truncatingIfNeeded: keyWord >> 40 & Self.keyLengthMask) }
+    var hasInlineKey: Bool { keyWord & Self.inlineKeyBit != 0 }
+
+    /// The key held in the record (requires ``hasInlineKey``).
+    var inlineKey: InlineKey {
+        InlineKey(words: inlineKeyWords, isPackedHex: keyWord & Self.packedHexBit != 0)
+    }
+
+    /// A key in the arena, at `offset`, of `length` bytes (below 2²¹).
     mutating func setKey(offset: Int, length: Int) {
-        keyWord = UInt64(truncatingIfNeeded: offset) & Self.keyOffsetMask | UInt64(truncatingIfNeeded: length) << 40
+        keyWord =
+            UInt64(truncatingIfNeeded: offset) & Self.keyOffsetMask
+            | (UInt64(truncatingIfNeeded: length) & Self.keyLengthMask) << 40
+        inlineKeyWords = (0, 0, 0, 0)
+    }
+
+    /// A key held in the record, of `length` bytes.
+    mutating func setKey(_ key: InlineKey, length: Int) {
+        keyWord =
+            (UInt64(truncatingIfNeeded: length) & Self.keyLengthMask) << 40 | Self.inlineKeyBit
+            | (key.isPackedHex ? Self.packedHexBit : 0)
+        inlineKeyWords = key.words
     }
 
     var flags: Flags {

@@ -13,10 +13,19 @@ extension EntryTable {
             let record = records[index]
             live += 1
             if record.isReadable { readable += 1 }
-            guard record.keyOffset + record.keyLength <= arena.count else {
-                return "the key of record \(index) ends past the arena"
+            if record.hasInlineKey {
+                guard withKey(at: index, { InlineKey($0) }) == record.inlineKey else {
+                    return "record \(index) holds a key inline that has no inline form, or another one"
+                }
+            } else {
+                guard record.keyOffset + record.keyLength <= arena.count else {
+                    return "the key of record \(index) ends past the arena"
+                }
+                guard withKey(at: index, { InlineKey($0) }) == nil else {
+                    return "the key of record \(index) is in the arena but has an inline form"
+                }
+                keyBytes += KeyArena.prefixSize(record.keyLength) + record.keyLength
             }
-            keyBytes += KeyArena.prefixSize(record.keyLength) + record.keyLength
             let found = withKey(at: index) { self.index(ofKey: $0) }
             guard found == index else {
                 return "the key of record \(index) leads to \(found.map(String.init) ?? "nothing")"

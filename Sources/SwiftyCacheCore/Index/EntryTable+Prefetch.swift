@@ -31,7 +31,11 @@ extension EntryTable {
                     guard let index = buckets.firstRecord(withTag: tag), index < records.count else { continue }
                     let record = records[index]
                     sink ^= record.keyWord
-                    if record.keyOffset < keys.count { sink ^= UInt64(keys[record.keyOffset]) }
+                    if record.hasInlineKey {
+                        sink ^= record.inlineKeyWords.3
+                    } else if record.keyOffset < keys.count {
+                        sink ^= UInt64(keys[record.keyOffset])
+                    }
                     if Int(record.previous) < records.count { sink ^= records[Int(record.previous)].keyWord }
                     if Int(record.next) < records.count { sink ^= records[Int(record.next)].keyWord }
                 }

@@ -1,10 +1,11 @@
 /// The index: entries by key, in least-recently-used order, plus the count of committed ones.
 ///
-/// Three arrays of plain integers hold it: the entries' 40-byte ``EntryRecord``s (their LRU
-/// links are 32-bit record indices), the keys' bytes back to back in a ``KeyArena``, and a
+/// Three arrays of plain integers hold it: the entries' 72-byte ``EntryRecord``s (their LRU
+/// links are 32-bit record indices; keys of up to 32 bytes, or 64 hexadecimal digits, inside
+/// them, see ``InlineKey``), the other keys' bytes back to back in a ``KeyArena``, and a
 /// ``RecordBuckets`` hash table of 8-byte buckets. Nothing is allocated per entry: with keys
-/// of 64 bytes and two slots, an entry takes about 40 + 65 + 8 to 16 bytes (docs/PERFORMANCE.md
-/// measures the process). Keys are compared as bytes (they are ASCII) and hashed with XXH64
+/// of 64 hexadecimal digits and two slots, an entry takes about 72 + 8 to 16 bytes
+/// (docs/PERFORMANCE.md measures the process). Keys are compared as bytes (they are ASCII) and hashed with XXH64
 /// under a seed drawn per table, so that keys chosen by an adversary do not collide more than
 /// others.
 ///
@@ -57,30 +58,24 @@ struct EntryTable {
 
     /// The index of the entry whose key has these bytes, or `nil`.
     ///
-    /// - Complexity: O(1) expected: one hash of the key, one probe, one comparison of bytes.
+    /// - Complexity: O(1) expected: one hash of the key, one probe, one comparison of bytes
+    ///   (in the record for an ``InlineKey``, else in the arena).
     func index(ofKey key: UnsafeBufferPointer<UInt8>) -> Int? { index(ofKey: key, tag: tag(of: key)) }
 
     /// ``index(ofKey:)`` for a key whose ``tag(of:)`` the caller computed.
     func index(ofKey key: UnsafeBufferPointer<UInt8>, tag: UInt32) -> Int? {
-        buckets.find(tag: tag) { record in keyMatches(record, key) }
+        let inline = InlineKey(key)
+        return buckets.find(tag: tag) { record in keyMatches(record, key, inline) }
     }
 
+    /// Whether the record's key is `key` (whose ``InlineKey`` form is `inline`). A key with an
+    /// inline form is held inline, so the arena is read only for keys that have none.
     @inline(__always)
-    private func keyMatches(_ record: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func keyMatches(_ record: Int, _ key: UnsafeBufferPointer<UInt8>, _ inline: InlineKey?) -> Bool {
         let stored = records[record]
-        return arena.keyEquals(at: stored.keyOffset, length: stored.keyLength, key)
-    }
-
-    /// The key of the entry at `index`.
-    func key(at index: Int) -> String {
-        let record = records[index]
-        return arena.withKey(at: record.keyOffset, length: record.keyLength) { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// Calls `body` with the key bytes of the entry at `index`, in place.
-    func withKey<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        let record = records[index]
-        return arena.withKey(at: record.keyOffset, length: record.keyLength, body)
+        guard stored.keyLength == key.count else { return false }
+        if let inline { return stored.hasInlineKey && stored.inlineKey == inline }
+        return !stored.hasInlineKey && arena.keyEquals(at: stored.keyOffset, length: stored.keyLength, key)
     }
 
     /// Makes room for `capacity` entries (and keys of `keyBytes` bytes in all), so that filling
@@ -183,7 +178,7 @@ struct EntryTable {
         var key = key
         return key.withUTF8 { bytes in
             buckets.makeRoomForOneMore()
-            let index = place(key: bytes, valueCount: valueCount)
+            let index = place(key: bytes, inline: InlineKey(bytes), valueCount: valueCount)
             buckets.insert(index, tag: tag(of: bytes))
             return index
         }
@@ -210,12 +205,13 @@ struct EntryTable {
         key: UnsafeBufferPointer<UInt8>, tag: UInt32, valueCount: Int
     ) -> (index: Int, isNew: Bool) {
         buckets.makeRoomForOneMore()
-        switch buckets.probe(tag: tag, { record in keyMatches(record, key) }) {
+        let inline = InlineKey(key)
+        switch buckets.probe(tag: tag, { record in keyMatches(record, key, inline) }) {
         case .found(let record):
             return (record, false)
         case .vacant(let bucket):
             // `place` leaves the buckets alone, so the bucket is still the probe's.
-            let index = place(key: key, valueCount: valueCount)
+            let index = place(key: key, inline: inline, valueCount: valueCount)
             buckets.record(index, tag: tag, inBucket: bucket)
             return (index, true)
         }
@@ -245,12 +241,17 @@ struct EntryTable {
     }
 
     /// Stores a new entry in a free record (the last freed one, or a new one at the end) and
-    /// links it as the newest, without touching the hash table.
-    private mutating func place(key: UnsafeBufferPointer<UInt8>, valueCount: Int) -> Int {
+    /// links it as the newest, without touching the hash table. The key goes in the record if it
+    /// has an `inline` form, else in the arena.
+    private mutating func place(key: UnsafeBufferPointer<UInt8>, inline: InlineKey?, valueCount: Int) -> Int {
         var record = EntryRecord()
-        let arenaCapacity = arena.capacity
-        record.setKey(offset: arena.append(key), length: key.count)
-        if arena.capacity != arenaCapacity { noteGrowth(freedBytes: arenaCapacity) }
+        if let inline {
+            record.setKey(inline, length: key.count)
+        } else {
+            let arenaCapacity = arena.capacity
+            record.setKey(offset: arena.append(key), length: key.count)
+            if arena.capacity != arenaCapacity { noteGrowth(freedBytes: arenaCapacity) }
+        }
         record.flags = .live
         if !record.setInlineLengths(SlotLengths(repeating: 0, count: valueCount)) {
             record.flags.insert(.spilledLengths)
@@ -308,7 +309,7 @@ struct EntryTable {
         let record = records[index]
         unlink(index)
         withKey(at: index) { key in buckets.remove(index, tag: tag(of: key)) }
-        arena.release(length: record.keyLength)
+        if !record.hasInlineKey { arena.release(length: record.keyLength) }
         if entry.isReadable { readableCount &-= 1 }
         if record.isEditing { editors[index] = nil }
         if record.flags.contains(.spilledLengths) { spilledLengths[index] = nil }
@@ -326,26 +327,6 @@ struct EntryTable {
     /// (see ``HeapMemory``): at most once per doubling of an array.
     private func noteGrowth(freedBytes: Int) {
         if freedBytes >= HeapMemory.threshold { HeapMemory.returnToSystem() }
-    }
-
-    /// Slides the live keys over the removed ones (see ``KeyArena/compact(owner:relocate:)``).
-    ///
-    /// - Complexity: O(arena), once the removed keys are a quarter of it.
-    mutating func compactKeys() {
-        var arena = self.arena
-        self.arena = KeyArena()  // `arena` is now the only reference to the bytes
-        arena.compact(
-            owner: { offset, key in
-                // Live keys have distinct offsets, and a moved key's new offset is below every
-                // key not yet visited: the record at this offset owns these bytes.
-                buckets.find(tag: tag(of: key)) { record in
-                    records[record].keyOffset == offset && records[record].keyLength == key.count
-                }
-            },
-            relocate: { record, newOffset in
-                records[record].setKey(offset: newOffset, length: records[record].keyLength)
-            })
-        self.arena = arena
     }
 
     /// Marks the entry as the most recently used.

@@ -3,11 +3,12 @@ import Testing
 
 @testable import SwiftyCacheCore
 
-/// The compact index: records of plain integers, keys in one arena, a table of 8-byte buckets.
+/// The compact index: records of plain integers (short and hexadecimal keys inside them), other
+/// keys in one arena, a table of 8-byte buckets.
 @Suite struct EntryTableTests {
-    @Test func aRecordIsFortyBytesOfPlainIntegers() {
-        #expect(MemoryLayout<EntryRecord>.size == 40)
-        #expect(MemoryLayout<EntryRecord>.stride == 40)
+    @Test func aRecordIsSeventyTwoBytesOfPlainIntegers() {
+        #expect(MemoryLayout<EntryRecord>.size == 72)
+        #expect(MemoryLayout<EntryRecord>.stride == 72)
         #expect(_isPOD(EntryRecord.self))
     }
 

@@ -1,0 +1,36 @@
+/// The keys of the index: read back (from the record or the arena) and the arena compacted.
+extension EntryTable {
+    /// The key of the entry at `index`.
+    func key(at index: Int) -> String {
+        withKey(at: index) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the key bytes of the entry at `index`: in place in the arena, or
+    /// unpacked on the stack for a key held in its record.
+    func withKey<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let record = records[index]
+        if record.hasInlineKey { return record.inlineKey.withKey(length: record.keyLength, body) }
+        return arena.withKey(at: record.keyOffset, length: record.keyLength, body)
+    }
+
+    /// Slides the live keys over the removed ones (see ``KeyArena/compact(owner:relocate:)``).
+    ///
+    /// - Complexity: O(arena), once the removed keys are a quarter of it.
+    mutating func compactKeys() {
+        var arena = self.arena
+        self.arena = KeyArena()  // `arena` is now the only reference to the bytes
+        arena.compact(
+            owner: { offset, key in
+                // Live keys have distinct offsets, and a moved key's new offset is below every
+                // key not yet visited: the record at this offset owns these bytes.
+                buckets.find(tag: tag(of: key)) { record in
+                    !records[record].hasInlineKey && records[record].keyOffset == offset
+                        && records[record].keyLength == key.count
+                }
+            },
+            relocate: { record, newOffset in
+                records[record].setKey(offset: newOffset, length: records[record].keyLength)
+            })
+        self.arena = arena
+    }
+}

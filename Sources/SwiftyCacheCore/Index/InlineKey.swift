@@ -1,0 +1,120 @@
+/// A key held in its ``EntryRecord`` instead of the ``KeyArena``: up to 32 bytes as they are, or
+/// 34 to 64 lower-case hexadecimal digits (the names `ObjectCache` gives its entries are 64)
+/// packed two to a byte. A lookup of such a key reads the bucket and then the record, whose key
+/// is in it: one cache miss fewer than a key in the arena, which on an index of gigabytes is a
+/// third of a lookup. Longer keys, and keys of 33 to 64 bytes that are not lower-case
+/// hexadecimal, stay in the arena.
+///
+/// The form follows from the key alone (its length, then its bytes), so that two equal keys are
+/// always held alike, and keys of one length alike but for hexadecimal ones: a key is equal to a
+/// record's inline key when their lengths, forms and 32 bytes are.
+///
+/// - Complexity: Packing and unpacking are O(key), at most 64 bytes.
+struct InlineKey: Equatable {
+    /// The key's bytes, or its packed digits, zero-padded to 32 bytes.
+    private(set) var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Whether the bytes are hexadecimal digits packed two to a byte.
+    let isPackedHex: Bool
+
+    /// The longest key held as it is.
+    static let maximumRawLength = 32
+    /// The longest key held as packed digits.
+    static let maximumHexLength = 64
+
+    /// The inline form of `key`; `nil` for a key that goes to the arena.
+    init?(_ key: UnsafeBufferPointer<UInt8>) {
+        guard let base = key.baseAddress else {
+            isPackedHex = false
+            return
+        }
+        if key.count <= Self.maximumRawLength {
+            isPackedHex = false
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(key)) }
+            return
+        }
+        guard key.count <= Self.maximumHexLength, key.count % 2 == 0 else { return nil }
+        isPackedHex = true
+        let packed: Bool = withUnsafeMutableBytes(of: &words) { words in
+            let text = UnsafeRawPointer(base)
+            var valid = true
+            var index = 0
+            // Eight digits at a time (see `packEight`), the rest two at a time.
+            while key.count &- index >= 8 {
+                let (bytes, isHex) = Self.packEight(text.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                valid = valid && isHex
+                words.storeBytes(of: bytes.littleEndian, toByteOffset: index >> 1, as: UInt32.self)
+                index &+= 8
+            }
+            while index < key.count {
+                guard let high = Self.digitValue(key[index]), let low = Self.digitValue(key[index &+ 1]) else {
+                    return false
+                }
+                words[index >> 1] = high << 4 | low
+                index &+= 2
+            }
+            return valid
+        }
+        guard packed else { return nil }
+    }
+
+    /// Packs eight ASCII hexadecimal digits (read little-endian, the first digit in the low
+    /// byte) into four bytes, the first digit in the high half of the first byte; and whether
+    /// all eight are lower-case hexadecimal digits. Branch-free, a byte per lane.
+    @inline(__always)
+    static func packEight(_ text: UInt64) -> (UInt32, Bool) {
+        let lanes: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let lowNibbles: UInt64 = 0x0F0F_0F0F_0F0F_0F0F
+        let letterBits: UInt64 = 0x4040_4040_4040_4040
+        // For bytes below 0x80, adding 0x80 - c sets the lane's high bit exactly when byte >= c.
+        @inline(__always) func atLeast(_ c: UInt64) -> UInt64 { (text & ~high) &+ (lanes &* (0x80 &- c)) }
+        let isDigit = atLeast(0x30) & ~atLeast(0x3A)
+        let isLetter = atLeast(0x61) & ~atLeast(0x67)
+        let valid = ((isDigit | isLetter) & ~text & high) == high
+        // '0'–'9' are 0x30–0x39 and 'a'–'f' 0x61–0x66: the low nibble, plus 9 for a letter.
+        let nibbles = (text & lowNibbles) &+ ((text & letterBits) >> 6) &* 9
+        // Each 16-bit lane: its first digit shifted up beside the second.
+        var pairs = ((nibbles & 0x000F_000F_000F_000F) << 4) | ((nibbles >> 8) & 0x000F_000F_000F_000F)
+        pairs = (pairs | (pairs >> 8)) & 0x0000_FFFF_0000_FFFF
+        pairs = (pairs | (pairs >> 16)) & 0x0000_0000_FFFF_FFFF
+        return (UInt32(truncatingIfNeeded: pairs), valid)
+    }
+
+    init(words: (UInt64, UInt64, UInt64, UInt64), isPackedHex: Bool) {
+        self.words = words
+        self.isPackedHex = isPackedHex
+    }
+
+    static func == (left: InlineKey, right: InlineKey) -> Bool {
+        left.isPackedHex == right.isPackedHex && left.words.0 == right.words.0 && left.words.1 == right.words.1
+            && left.words.2 == right.words.2 && left.words.3 == right.words.3
+    }
+
+    /// Calls `body` with the key's `length` bytes (hexadecimal digits unpacked), on the stack.
+    func withKey<Result>(length: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumHexLength) { text in
+            withUnsafeBytes(of: words) { packed in
+                let count = min(length, isPackedHex ? Self.maximumHexLength : Self.maximumRawLength)
+                if isPackedHex {
+                    for index in 0..<(count / 2) {
+                        text[2 &* index] = Self.digit(packed[index] >> 4)
+                        text[2 &* index &+ 1] = Self.digit(packed[index] & 0x0F)
+                    }
+                } else {
+                    for index in 0..<count { text[index] = packed[index] }
+                }
+                return body(UnsafeBufferPointer(rebasing: text[0..<count]))
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func digitValue(_ byte: UInt8) -> UInt8? {
+        if byte &- 0x30 < 10 { return byte &- 0x30 }
+        if byte &- 0x61 < 6 { return byte &- 0x61 &+ 10 }
+        return nil
+    }
+
+    @inline(__always)
+    private static func digit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 &+ value : 0x61 &+ value &- 10 }
+}
