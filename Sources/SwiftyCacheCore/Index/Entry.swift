@@ -1,5 +1,5 @@
 /// One cache entry as the index knows it, read out of its ``EntryRecord`` (its key is
-/// ``EntryTable/key(at:)``, in the arena, not copied here).
+/// ``EntryTable/key(at:)``, in the record or the arena, not copied here).
 struct Entry {
     /// The committed length of each slot, in bytes.
     var lengths: SlotLengths

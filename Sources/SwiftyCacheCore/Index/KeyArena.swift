@@ -1,4 +1,5 @@
-/// The bytes of every key in the index, back to back in one array: no allocation per key.
+/// The bytes of every key in the index that its record does not hold (see ``InlineKey``), back
+/// to back in one array: no allocation per key.
 ///
 /// Each key is preceded by its length as an unsigned LEB128 varint (one byte below 128, at
 /// most three for the 64 KiB a journal key may hold), so that the arena can be walked from its
