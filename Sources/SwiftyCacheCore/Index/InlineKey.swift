@@ -38,15 +38,15 @@ struct InlineKey: Equatable {
             let text = UnsafeRawPointer(base)
             var valid = true
             var index = 0
-            // Eight digits at a time (see `packEight`), the rest two at a time.
+            // Eight digits at a time (see `HexDigits.packEight`), the rest two at a time.
             while key.count &- index >= 8 {
-                let (bytes, isHex) = Self.packEight(text.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let (bytes, isHex) = HexDigits.packEight(text.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 valid = valid && isHex
                 words.storeBytes(of: bytes.littleEndian, toByteOffset: index >> 1, as: UInt32.self)
                 index &+= 8
             }
             while index < key.count {
-                guard let high = Self.digitValue(key[index]), let low = Self.digitValue(key[index &+ 1]) else {
+                guard let high = HexDigits.value(key[index]), let low = HexDigits.value(key[index &+ 1]) else {
                     return false
                 }
                 words[index >> 1] = high << 4 | low
@@ -55,29 +55,6 @@ struct InlineKey: Equatable {
             return valid
         }
         guard packed else { return nil }
-    }
-
-    /// Packs eight ASCII hexadecimal digits (read little-endian, the first digit in the low
-    /// byte) into four bytes, the first digit in the high half of the first byte; and whether
-    /// all eight are lower-case hexadecimal digits. Branch-free, a byte per lane.
-    @inline(__always)
-    static func packEight(_ text: UInt64) -> (UInt32, Bool) {
-        let lanes: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let lowNibbles: UInt64 = 0x0F0F_0F0F_0F0F_0F0F
-        let letterBits: UInt64 = 0x4040_4040_4040_4040
-        // For bytes below 0x80, adding 0x80 - c sets the lane's high bit exactly when byte >= c.
-        @inline(__always) func atLeast(_ c: UInt64) -> UInt64 { (text & ~high) &+ (lanes &* (0x80 &- c)) }
-        let isDigit = atLeast(0x30) & ~atLeast(0x3A)
-        let isLetter = atLeast(0x61) & ~atLeast(0x67)
-        let valid = ((isDigit | isLetter) & ~text & high) == high
-        // '0'–'9' are 0x30–0x39 and 'a'–'f' 0x61–0x66: the low nibble, plus 9 for a letter.
-        let nibbles = (text & lowNibbles) &+ ((text & letterBits) >> 6) &* 9
-        // Each 16-bit lane: its first digit shifted up beside the second.
-        var pairs = ((nibbles & 0x000F_000F_000F_000F) << 4) | ((nibbles >> 8) & 0x000F_000F_000F_000F)
-        pairs = (pairs | (pairs >> 8)) & 0x0000_FFFF_0000_FFFF
-        pairs = (pairs | (pairs >> 16)) & 0x0000_0000_FFFF_FFFF
-        return (UInt32(truncatingIfNeeded: pairs), valid)
     }
 
     init(words: (UInt64, UInt64, UInt64, UInt64), isPackedHex: Bool) {
@@ -97,8 +74,8 @@ struct InlineKey: Equatable {
                 let count = min(length, isPackedHex ? Self.maximumHexLength : Self.maximumRawLength)
                 if isPackedHex {
                     for index in 0..<(count / 2) {
-                        text[2 &* index] = Self.digit(packed[index] >> 4)
-                        text[2 &* index &+ 1] = Self.digit(packed[index] & 0x0F)
+                        text[2 &* index] = HexDigits.digit(packed[index] >> 4)
+                        text[2 &* index &+ 1] = HexDigits.digit(packed[index] & 0x0F)
                     }
                 } else {
                     for index in 0..<count { text[index] = packed[index] }
@@ -107,14 +84,4 @@ struct InlineKey: Equatable {
             }
         }
     }
-
-    @inline(__always)
-    private static func digitValue(_ byte: UInt8) -> UInt8? {
-        if byte &- 0x30 < 10 { return byte &- 0x30 }
-        if byte &- 0x61 < 6 { return byte &- 0x61 &+ 10 }
-        return nil
-    }
-
-    @inline(__always)
-    private static func digit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 &+ value : 0x61 &+ value &- 10 }
 }

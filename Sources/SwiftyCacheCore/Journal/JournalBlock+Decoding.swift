@@ -115,8 +115,8 @@ extension JournalBlock {
                             let end = min(keyBytes.count, start &+ buffer.count / 2)
                             for index in start..<end {
                                 let byte = keyBytes[index]
-                                buffer[2 &* (index &- start)] = Self.hexDigit(byte >> 4)
-                                buffer[2 &* (index &- start) &+ 1] = Self.hexDigit(byte & 0xF)
+                                buffer[2 &* (index &- start)] = HexDigits.digit(byte >> 4)
+                                buffer[2 &* (index &- start) &+ 1] = HexDigits.digit(byte & 0xF)
                             }
                             keys.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<(2 &* (end &- start))]))
                             start = end
@@ -136,9 +136,6 @@ extension JournalBlock {
             }
             return true
         }
-
-        @inline(__always)
-        private static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 &+ value : 0x57 &+ value }
     }
 
     /// Reads a payload's fields, never past its end.

@@ -65,7 +65,7 @@ enum JournalBlock {
                 payload.append(0x80 | UInt8(truncatingIfNeeded: key.count / 2))
                 var index = 0
                 while index < key.count {
-                    payload.append(hexValue(key[index]) << 4 | hexValue(key[index + 1]))
+                    payload.append((HexDigits.value(key[index]) ?? 0) << 4 | (HexDigits.value(key[index + 1]) ?? 0))
                     index += 2
                 }
             } else {
@@ -103,9 +103,7 @@ enum JournalBlock {
 
         static func isPackableHex(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
             key.count >= 2 && key.count <= 254 && key.count % 2 == 0
-                && key.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+                && key.allSatisfy { HexDigits.value($0) != nil }
         }
-
-        private func hexValue(_ digit: UInt8) -> UInt8 { digit <= 0x39 ? digit &- 0x30 : digit &- 0x61 &+ 10 }
     }
 }
