@@ -35,9 +35,10 @@ struct ConcurrencyWorkloads {
                 directory: scratch.fresh("\(name)-packed"), appVersion: 1, valueCount: 2, maxSize: Int.max,
                 options: .init(storage: .packed)),
             try ObjectCache<String, BenchNote>(
-                directory: scratch.fresh("\(name)-object"), maxDiskSize: Int.max, memoryLimit: 0),
+                directory: scratch.fresh("\(name)-object"), configuration: .init(maxDiskSize: Int.max, memoryLimit: 0)),
             try ObjectCache<String, BenchNote>(
-                directory: scratch.fresh("\(name)-memory"), maxDiskSize: Int.max, memoryLimit: count)
+                directory: scratch.fresh("\(name)-memory"),
+                configuration: .init(maxDiskSize: Int.max, memoryLimit: count))
         )
     }
 

@@ -44,7 +44,7 @@ struct EngineWorkloads {
                 cache = try DiskLRUCache(directory: cacheDirectory, appVersion: 1, valueCount: 2, maxSize: Int.max)
             }
             let (re, rf) = try alternating(
-                count, first: { _ = try cache.remove(keys[order[$0]]) },
+                count, first: { _ = try cache.removeValue(forKey: keys[order[$0]]) },
                 second: { bare.remove(keys[order[$0]]) })
             results.append(("remove", re, rf))
             try cache.close()

@@ -45,7 +45,12 @@ struct LargeValueWorkloads {
             results.append(
                 (
                     "remove",
-                    try interleaved(count, [{ _ = try files.remove(keys[$0]) }, { _ = try packed.remove(keys[$0]) }])
+                    try interleaved(
+                        count,
+                        [
+                            { _ = try files.removeValue(forKey: keys[$0]) },
+                            { _ = try packed.removeValue(forKey: keys[$0]) },
+                        ])
                 ))
             try files.close()
             try packed.close()

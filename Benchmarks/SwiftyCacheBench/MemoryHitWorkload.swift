@@ -27,7 +27,7 @@ struct MemoryHitWorkload {
         let keys = (0..<count).map { "note-\($0)" }
         let passes = 20
         let cache = try ObjectCache<String, SmallNote>(
-            directory: scratch.fresh("memory-hits"), maxDiskSize: Int.max, memoryLimit: count)
+            directory: scratch.fresh("memory-hits"), configuration: .init(maxDiskSize: Int.max, memoryLimit: count))
         for i in 0..<count { try cache.set(notes[i], forKey: keys[i]) }
         let dictionary = Dictionary(uniqueKeysWithValues: (0..<count).map { (keys[$0], notes[$0]) })
         let total = count
@@ -88,9 +88,9 @@ struct MemoryHitWorkload {
         var runs: (tier: [Run], none: [Run]) = ([], [])
         for round in -1..<rounds {
             let tiered = try ObjectCache<String, SmallNote>(
-                directory: scratch.fresh("miss-tier"), maxDiskSize: Int.max, memoryLimit: 100)
+                directory: scratch.fresh("miss-tier"), configuration: .init(maxDiskSize: Int.max, memoryLimit: 100))
             let untiered = try ObjectCache<String, SmallNote>(
-                directory: scratch.fresh("miss-none"), maxDiskSize: Int.max, memoryLimit: 0)
+                directory: scratch.fresh("miss-none"), configuration: .init(maxDiskSize: Int.max, memoryLimit: 0))
             for i in 0..<count {
                 try tiered.set(notes[i], forKey: keys[i])
                 try untiered.set(notes[i], forKey: keys[i])

@@ -19,7 +19,8 @@ struct MemoryProfileWorkload {
         let notes = (0..<count).map(BenchNote.make)
         let caches = try (0..<2).map { index in
             let cache = try ObjectCache<String, BenchNote>(
-                directory: scratch.fresh("memory-profile-\(index)"), maxDiskSize: Int.max, memoryLimit: count)
+                directory: scratch.fresh("memory-profile-\(index)"),
+                configuration: .init(maxDiskSize: Int.max, memoryLimit: count))
             for i in 0..<count { try cache.set(notes[i], forKey: keys[i]) }
             return cache
         }
@@ -57,7 +58,7 @@ struct MemoryProfileWorkload {
             for _ in 0..<phasePasses { for i in 0..<count { _ = try? await caches[0].value(forKey: keys[i]) } }
             async = Double(nanoseconds() - start) / 1e9
         }
-        for cache in caches { try cache.close() }
+        for cache in caches { try await cache.close() }
         let operations = count * phasePasses
         let rows = [
             ("1 thread", one), ("2 threads", two), ("2 threads, a cache each", own), ("1 thread, sync loop", sync),

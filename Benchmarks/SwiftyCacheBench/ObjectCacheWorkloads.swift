@@ -38,7 +38,8 @@ struct ObjectCacheWorkloads {
             var runs: [String: [Run]] = [:]
             for round in -1..<rounds {
                 let cache = try ObjectCache<String, BenchNote>(
-                    directory: scratch.fresh("object-\(label)"), maxDiskSize: Int.max, memoryLimit: 0, format: format)
+                    directory: scratch.fresh("object-\(label)"),
+                    configuration: .init(maxDiskSize: Int.max, memoryLimit: 0, format: format))
                 // The engine as ObjectCache opens it: packed storage.
                 let engine = try DiskLRUCache(
                     directory: scratch.fresh("object-base-\(label)"), appVersion: 1, valueCount: 2, maxSize: Int.max,
@@ -89,7 +90,8 @@ struct ObjectCacheWorkloads {
         let saved = min(count, 10_000)
         for round in -1..<rounds {  // round -1 warms up and is not recorded
             let cache = try ObjectCache<String, BenchNote>(
-                directory: scratch.fresh("object-memory"), maxDiskSize: Int.max, memoryLimit: count + saved)
+                directory: scratch.fresh("object-memory"),
+                configuration: .init(maxDiskSize: Int.max, memoryLimit: count + saved))
             for i in 0..<count { try await cache.set(notes[i], forKey: keys[i]) }
             settle()  // the sets' writeback would otherwise overlap the CPU-bound lookups
             let lookups = count * 20
@@ -111,13 +113,13 @@ struct ObjectCacheWorkloads {
             _ = floorLookup(count)  // warm-up, as for the cache
             let floorRun = floorLookup(count)
             let hotFloorRun = floorLookup(hot)
-            for i in 0..<saved { cache["unsaved-\(i)"] = notes[i % count] }
+            for i in 0..<saved { cache.setUnsaved(notes[i % count], forKey: "unsaved-\(i)") }
             let saveAll = { try timed(1, perOperation: false) { _ in try cache.save() } }
             let saveRun = try saveAll()
 
             cache.clearMemory()
             let disk = try ObjectCache<String, BenchNote>(
-                directory: scratch.fresh("object-readers"), maxDiskSize: Int.max, memoryLimit: 0)
+                directory: scratch.fresh("object-readers"), configuration: .init(maxDiskSize: Int.max, memoryLimit: 0))
             for i in 0..<count { try await disk.set(notes[i], forKey: keys[i]) }
             let readAll = { try timed(count, perOperation: false) { _ = try disk.value(forKey: keys[$0]) } }
             let singleRun = try readAll()

@@ -130,7 +130,7 @@ struct ObservationWorkload {
         }
         let reader = try DiskLRUCache(
             directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max,
-            options: .init(readOnly: true, storage: .packed))
+            options: .init(isReadOnly: true, storage: .packed))
         let changes = reader.changes()
         input.fileHandleForWriting.write(Data("go\n".utf8))
         var latencies: [Double] = []

@@ -30,15 +30,16 @@ struct PackedProfileWorkload {
         try cache.close()
         let notes = (0..<count).map(SmallNote.make)
         let objects = try ObjectCache<String, SmallNote>(
-            directory: scratch.fresh("packed-profile-notes"), maxDiskSize: Int.max, memoryLimit: 0)
+            directory: scratch.fresh("packed-profile-notes"), configuration: .init(maxDiskSize: Int.max, memoryLimit: 0)
+        )
         let noteSets = try timed(count, perOperation: false) { try objects.set(notes[$0], forKey: keys[$0]) }
         let noteGets = try timed(5 * count, perOperation: false) { _ = try objects.value(forKey: keys[$0 % count]) }
         try objects.close()
         // Memory hits alone: 50 passes over 20,000 ~1 KiB notes in the memory tier.
         let memory = try ObjectCache<String, BenchNote>(
-            directory: scratch.fresh("memory-profile"), maxDiskSize: Int.max, memoryLimit: count)
+            directory: scratch.fresh("memory-profile"), configuration: .init(maxDiskSize: Int.max, memoryLimit: count))
         let bigNotes = (0..<count).map(BenchNote.make)
-        for i in 0..<count { memory[keys[i]] = bigNotes[i] }
+        for i in 0..<count { memory.setUnsaved(bigNotes[i], forKey: keys[i]) }
         let hits = try timed(50 * count, perOperation: false) { _ = try memory.value(forKey: keys[$0 % count]) }
         try memory.close()
         return [

@@ -147,8 +147,8 @@ struct SQLiteWorkloads {
                     try interleaved(
                         count,
                         [
-                            { _ = try c.files.remove(keys[order[$0]]) },
-                            { _ = try c.packed.remove(keys[order[$0]]) },
+                            { _ = try c.files.removeValue(forKey: keys[order[$0]]) },
+                            { _ = try c.packed.removeValue(forKey: keys[order[$0]]) },
                             { c.floor.remove(keys[order[$0]]) },
                             { c.database.remove(keys[order[$0]]) },
                         ])
@@ -236,7 +236,8 @@ struct SQLiteWorkloads {
         var diskRatios: (cache: [Double], sqlite: [Double]) = ([], [])
         for round in -1..<rounds {
             let directory = scratch.fresh("vs-sqlite-notes")
-            let cache = try ObjectCache<String, SmallNote>(directory: directory, maxDiskSize: Int.max, memoryLimit: 0)
+            let cache = try ObjectCache<String, SmallNote>(
+                directory: directory, configuration: .init(maxDiskSize: Int.max, memoryLimit: 0))
             let engine = try DiskLRUCache(
                 directory: scratch.fresh("vs-sqlite-engine"), appVersion: 1, valueCount: 2, maxSize: Int.max,
                 options: .init(storage: .packed))

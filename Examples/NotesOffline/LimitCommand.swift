@@ -43,7 +43,7 @@ struct LimitCommand: Command {
         var settings = library.settings
         settings.maxSize = size
         try NotesLibrary.write(settings, to: library.root)
-        try library.pages?.setMaxDiskSize(size)
+        try await library.pages?.setMaxDiskSize(size)
         output.line(
             "limit: \(formatBytes(size)) (was \(formatBytes(library.settings.maxSize)))"
                 + (dropped > 0 ? "; dropped \(dropped) pages" : ""))

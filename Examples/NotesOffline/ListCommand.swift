@@ -12,7 +12,8 @@ struct ListCommand: Command {
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
         let library = try NotesLibrary.openForReading(root: try parsed.cacheDirectory())
         defer { library.close() }
-        let pages = try (library.pages?.keys() ?? []).compactMap { try library.pages?.value(forKey: $0) }
+        let keys = try await library.pages?.keys() ?? []
+        let pages = try keys.compactMap { try library.pages?.value(forKey: $0) }
             .sorted { $0.url.absoluteString < $1.url.absoluteString }
         guard !pages.isEmpty else {
             output.line("no pages cached in \(library.root.path(percentEncoded: false))")

@@ -106,7 +106,8 @@ struct NotesLibrary: Sendable {
         let pages: ObjectCache<URL, Page>
         do {
             pages = try CacheStore(directory: root, readOnly: readOnly).objects(
-                namespace, of: Page.self, keyType: URL.self, maxDiskSize: maxSize, memoryLimit: 64)
+                namespace, of: Page.self, keyType: URL.self,
+                configuration: ObjectCacheConfiguration(maxDiskSize: maxSize, memoryLimit: 64))
         } catch let error as ObjectCacheError {
             // The store wraps the engine's error; its code says why the directory did not open.
             let cause = error.cause as? CacheError

@@ -15,7 +15,7 @@ struct RemoveCommand: Command {
         defer { library.close() }
         var failures: Int32 = 0
         for url in urls {
-            if try await library.pages?.removePermanently(forKey: url) == true {
+            if try await library.pages?.removeValue(forKey: url) == true {
                 output.line("removed \(url.absoluteString)")
             } else {
                 output.error("\(url.absoluteString) is not cached")

@@ -64,7 +64,7 @@ struct SyncCommand: Command {
         // What the limit kept, as a fresh reader sees the disk (not the writer's memory tier).
         let reader = try NotesLibrary.openForReading(root: root)
         defer { reader.close() }
-        let held = tally.cached.filter { (try? reader.pages?.contains($0)) == true }.count
+        let held = tally.cached.filter { (try? reader.pages?.containsValue(forKey: $0)) == true }.count
         if held < tally.cached.count {
             output.line(
                 "the limit (\(formatBytes(library.settings.maxSize))) holds \(held) of \(tally.cached.count) pages: "

@@ -25,7 +25,7 @@ struct WatchCommand: Command {
         }
         let changes = pages.changes()
         // Reading a page once lets the cache name it in the changes that follow.
-        for url in urls.isEmpty ? pages.keys() : urls { _ = try? await pages.value(forKey: url) }
+        for url in urls.isEmpty ? try await pages.keys() : urls { _ = try? await pages.value(forKey: url) }
         let watched = Set(urls)
         output.line(
             urls.isEmpty ? "watching every page (Ctrl-C to stop)" : "watching \(urls.count) pages (Ctrl-C to stop)")

@@ -21,7 +21,7 @@ public import Foundation
 /// }
 /// ```
 ///
-/// ``ObjectCache/attachment(_:forKey:)`` reads one part without decoding the rest.
+/// ``ObjectCache/attachment(_:forKey:)-9n252`` reads one part without decoding the rest.
 public protocol CacheAttachments {
     /// How many raw parts every value has. Fixed per type: it sets the engine's slot count.
     static var attachmentCount: Int { get }

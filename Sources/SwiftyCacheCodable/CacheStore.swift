@@ -23,7 +23,7 @@ public final class CacheStore: Sendable {
     public let directory: URL
     private let opened = LockedState<[String: any Sendable]>([:])
 
-    /// Whether the namespaces open read-only (see `DiskLRUCache.Options.readOnly`): their
+    /// Whether the namespaces open read-only (see `DiskLRUCache.Options.isReadOnly`): their
     /// caches read while another process writes them, or from a directory nobody can write, and
     /// every write throws.
     public let isReadOnly: Bool
@@ -65,23 +65,25 @@ public final class CacheStore: Sendable {
 
     /// The object cache of namespace `name`, opened on first use.
     ///
+    /// ```swift
+    /// let pages = try store.objects("pages", of: Page.self, keyType: URL.self, configuration: .init(memoryLimit: 200))
+    /// ```
+    ///
     /// - Parameters:
     ///   - name: A folder name: letters, digits, `-`, `_` and `.`, not starting with `.`.
     ///   - valueType: The value type.
     ///   - keyType: The key type. The default is `String`.
-    ///   - maxDiskSize: The bytes kept on disk. The default is 50 MiB.
-    ///   - memoryLimit: Values kept in memory. The default is 100.
-    ///   - format: JSON (the default) or a property list.
-    ///   - schemaVersion: Bumping it empties this namespace. The default is 1.
-    ///   - defaultTimeToLive: See ``ObjectCache/defaultTimeToLive``.
+    ///   - configuration: The cache's settings (see ``ObjectCacheConfiguration``); a read-only
+    ///     store opens it read-only whatever it says. Used when the namespace is first opened.
     /// - Throws: ``ObjectCacheError/Code/namespaceConflict`` if the namespace is open with other
-    ///   types, and the errors of ``ObjectCache/init(directory:maxDiskSize:memoryLimit:memoryByteLimit:format:schemaVersion:defaultTimeToLive:clock:keyHasher:diskOptions:eventHandler:)``.
+    ///   types, and the errors of ``ObjectCache/init(directory:configuration:eventHandler:)``.
     public func objects<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>(
         _ name: String, of valueType: Value.Type, keyType: Key.Type = String.self,
-        maxDiskSize: Int = 50 << 20, memoryLimit: Int = 100, format: ObjectCacheFormat = .json,
-        schemaVersion: Int = 1, defaultTimeToLive: Duration? = nil
+        configuration: ObjectCacheConfiguration = ObjectCacheConfiguration()
     ) throws -> ObjectCache<Key, Value> {
         try Self.validate(name, operation: .objects)
+        var configuration = configuration
+        configuration.isReadOnly = configuration.isReadOnly || isReadOnly
         return try opened.withLock { opened in
             if let existing = opened[name] {
                 guard let cache = existing as? ObjectCache<Key, Value> else {
@@ -90,10 +92,7 @@ public final class CacheStore: Sendable {
                 return cache
             }
             let cache = try ObjectCache<Key, Value>(
-                directory: directory.appending(path: name, directoryHint: .isDirectory), maxDiskSize: maxDiskSize,
-                memoryLimit: memoryLimit, format: format, schemaVersion: schemaVersion,
-                defaultTimeToLive: defaultTimeToLive,
-                diskOptions: DiskLRUCache.Options(readOnly: isReadOnly))
+                directory: directory.appending(path: name, directoryHint: .isDirectory), configuration: configuration)
             opened[name] = cache
             return cache
         }
@@ -101,11 +100,17 @@ public final class CacheStore: Sendable {
 
     /// A cache of raw bytes by string key in namespace `name` (images, audio…).
     ///
-    /// - Throws: The errors of ``objects(_:of:keyType:maxDiskSize:memoryLimit:format:schemaVersion:defaultTimeToLive:)``.
+    /// - Parameters:
+    ///   - name: A folder name, as for ``objects(_:of:keyType:configuration:)``.
+    ///   - maxDiskSize: The bytes kept on disk. The default is 50 MiB.
+    ///   - memoryLimit: Values kept in memory. The default is 20.
+    /// - Throws: The errors of ``objects(_:of:keyType:configuration:)``.
     public func data(_ name: String, maxDiskSize: Int = 50 << 20, memoryLimit: Int = 20) throws -> ObjectCache<
         String, Data
     > {
-        try objects(name, of: Data.self, keyType: String.self, maxDiskSize: maxDiskSize, memoryLimit: memoryLimit)
+        try objects(
+            name, of: Data.self, keyType: String.self,
+            configuration: ObjectCacheConfiguration(maxDiskSize: maxDiskSize, memoryLimit: memoryLimit))
     }
 
     /// The names of the namespaces on disk.

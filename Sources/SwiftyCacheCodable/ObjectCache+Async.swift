@@ -1,9 +1,9 @@
 import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// `async` overloads: memory hits return at once; disk I/O runs on the engine's bounded I/O pool,
@@ -44,20 +44,51 @@ extension ObjectCache {
         try await DiskLRUCache.offload { try self.save() }
     }
 
-    /// Writes the unsaved value of `key`; see `save(_:)`.
-    public func save(_ key: Key) async throws {
-        try await DiskLRUCache.offload { try self.save(key) }
+    /// Writes the unsaved value of `key`; see `save(forKey:)`.
+    public func save(forKey key: Key) async throws {
+        try await DiskLRUCache.offload { try self.save(forKey: key) }
     }
 
-    /// Removes `key` from memory and disk; see `removePermanently(forKey:)`.
+    /// Removes `key` from memory and disk; see `removeValue(forKey:)`.
     @discardableResult
-    public func removePermanently(forKey key: Key) async throws -> Bool {
-        try await DiskLRUCache.offload { try self.removePermanently(forKey: key) }
+    public func removeValue(forKey key: Key) async throws -> Bool {
+        try await DiskLRUCache.offload { try self.removeValue(forKey: key) }
+    }
+
+    /// Whether the cache holds a value for `key`; see `containsValue(forKey:)`.
+    public func containsValue(forKey key: Key) async throws -> Bool {
+        try await DiskLRUCache.offload { try self.containsValue(forKey: key) }
+    }
+
+    /// Reads attachment `index` of the value for `key`; see `attachment(_:forKey:)`.
+    public func attachment(_ index: Int, forKey key: Key) async throws -> Data? {
+        try await DiskLRUCache.offload { try self.attachment(index, forKey: key) }
+    }
+
+    /// The original keys of the values; see `keys()`.
+    public func keys() async throws -> [Key] {
+        try await DiskLRUCache.offload { self.keys() }
     }
 
     /// Removes every value from memory and disk; see `removeAll()`.
     public func removeAll() async throws {
         try await DiskLRUCache.offload { try self.removeAll() }
+    }
+
+    /// Removes every expired entry; see `removeExpired()`.
+    @discardableResult
+    public func removeExpired() async throws -> Int {
+        try await DiskLRUCache.offload { try self.removeExpired() }
+    }
+
+    /// Changes the disk limit; see `setMaxDiskSize(_:)`.
+    public func setMaxDiskSize(_ maxDiskSize: Int) async throws {
+        try await DiskLRUCache.offload { try self.setMaxDiskSize(maxDiskSize) }
+    }
+
+    /// Saves unsaved values and closes the cache; see `close()`.
+    public func close() async throws {
+        try await DiskLRUCache.offload { try self.close() }
     }
 
     /// Loads the given keys from disk into memory, several at a time, in the background.

@@ -14,7 +14,7 @@ extension ObjectCache {
         let engineKey = keyHasher.engineKey(for: try encodeKey(key, operation: operation))
         return try stripe(for: engineKey).lock.withLock { writes in
             writes += 1
-            return try diskCall(key, operation: operation) { try disk.remove(engineKey) }
+            return try diskCall(key, operation: operation) { try disk.removeValue(forKey: engineKey) }
         }
     }
 

@@ -45,7 +45,7 @@ extension ObjectCache {
     /// not create and left alone.
     public var recoveryReport: RecoveryReport { disk.recoveryReport }
 
-    /// Whether the cache was opened with `DiskLRUCache.Options(readOnly: true)`: reads work,
-    /// every write throws (the subscript's setter does nothing).
-    public var isReadOnly: Bool { disk.options.readOnly }
+    /// Whether the cache was opened with ``ObjectCacheConfiguration/isReadOnly``: reads work,
+    /// every write throws (`setUnsaved(_:forKey:expiresAfter:)` does nothing).
+    public var isReadOnly: Bool { disk.options.isReadOnly }
 }

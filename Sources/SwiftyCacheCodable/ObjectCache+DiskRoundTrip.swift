@@ -242,6 +242,6 @@ extension ObjectCache {
     @usableFromInline
     func dropFromDisk(_ engineKey: String, key: Key) throws {
         guard !isReadOnly else { return }
-        try diskCall(key, operation: .value) { _ = try disk.remove(engineKey) }
+        try diskCall(key, operation: .value) { _ = try disk.removeValue(forKey: engineKey) }
     }
 }

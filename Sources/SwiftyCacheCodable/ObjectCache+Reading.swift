@@ -59,27 +59,6 @@ extension ObjectCache {
         publish(.expired, key: key)
     }
 
-    /// Reads the value for `key`, or `nil`; a write stores it in memory only, unsaved, until
-    /// `save()` or `save(_:)` (write-back). Setting `nil` removes the key from memory and
-    /// disk. Errors, which a subscript cannot throw, read as `nil` and go to the event handler
-    /// where they concern a particular value; use `value(forKey:)` to see them.
-    public subscript(key: Key) -> Value? {
-        get { try? value(forKey: key) }
-        set {
-            guard !isReadOnly else { return }
-            if let newValue {
-                let expires = defaultTimeToLive.map { clock().addingTimeInterval($0.timeInterval) }
-                memory.withLock(for: key) {
-                    _ = $0.store(newValue, forKey: key, isUnsaved: true, cost: 0, expires: expires)
-                }
-                trimMemory(after: key)
-                publish(.set, key: key)
-            } else {
-                _ = try? removePermanently(forKey: key)
-            }
-        }
-    }
-
     /// Reads attachment `index` of the value for `key` straight from its slot, without decoding
     /// the value; `nil` on a miss.
     ///

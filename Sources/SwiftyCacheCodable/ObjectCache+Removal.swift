@@ -25,10 +25,10 @@ extension ObjectCache {
 
     /// Drops the value of `key` from memory, saving it first if it is unsaved; the disk keeps
     /// it. If the save fails, the value stays in memory, unsaved, and the failure goes to the
-    /// event handler; call `save(_:)` to see the error.
+    /// event handler; call `save(forKey:)` to see the error.
     public func clearMemory(forKey key: Key) {
         do {
-            try save(key)
+            try save(forKey: key)
         } catch {
             eventHandler?(.saveFailed(key: key, error: error))
             return
@@ -41,9 +41,9 @@ extension ObjectCache {
     /// - Returns: Whether a value was found in either.
     /// - Throws: ``ObjectCacheError`` for a disk failure.
     @discardableResult
-    public func removePermanently(forKey key: Key) throws -> Bool {
+    public func removeValue(forKey key: Key) throws -> Bool {
         let inMemory = memory.withLock(for: key) { $0.remove(key) } != nil
-        let onDisk = try removeFromDisk(key, operation: .removePermanently)
+        let onDisk = try removeFromDisk(key, operation: .removeValue)
         if inMemory || onDisk { publish(.removed, key: key) }
         return inMemory || onDisk
     }
@@ -79,7 +79,7 @@ extension ObjectCache {
             let envelope = try? Envelope(decoding: snapshot.readData(at: 0))
             snapshot.close()
             guard let envelope, envelope.isExpired(at: now) else { continue }
-            if try diskCall(nil, operation: .removeExpired, { try disk.remove(snapshot.key) }) {
+            if try diskCall(nil, operation: .removeExpired, { try disk.removeValue(forKey: snapshot.key) }) {
                 removed += 1
                 if let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes) {
                     eventHandler?(.expired(key: key))

@@ -43,10 +43,30 @@ extension ObjectCache {
         if let firstFailure { throw firstFailure }
     }
 
+    /// Stores `value` in memory only, *unsaved* (write-back): `save()` or `save(forKey:)` writes
+    /// it to disk. Until then reads see it, and evicting it from memory or clearing memory saves
+    /// it first; dropping the cache without `save()` or `close()` loses it, as a crash would.
+    /// On a read-only cache it does nothing.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: Its key.
+    ///   - expiresAfter: How long it lives; the default is the cache's ``defaultTimeToLive``.
+    /// - Complexity: O(1): no disk access, no encoding.
+    public func setUnsaved(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) {
+        guard !isReadOnly else { return }
+        let expires = (expiresAfter ?? defaultTimeToLive).map { clock().addingTimeInterval($0.timeInterval) }
+        memory.withLock(for: key) {
+            _ = $0.store(value, forKey: key, isUnsaved: true, cost: 0, expires: expires)
+        }
+        trimMemory(after: key)
+        publish(.set, key: key)
+    }
+
     /// Writes the unsaved value of `key`, if there is one, to disk.
     ///
     /// - Throws: ``ObjectCacheError``; the value then stays unsaved.
-    public func save(_ key: Key) throws {
+    public func save(forKey key: Key) throws {
         guard let pending = memory.inspect(for: key, { $0.pendingSave(for: key) }) else { return }
         try persist(pending, operation: .save)
     }

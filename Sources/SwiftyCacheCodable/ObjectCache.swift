@@ -10,10 +10,10 @@ public import Foundation
 /// decoded values in memory in front of it.
 ///
 /// ```swift
-/// let pages = try ObjectCache<URL, Page>(directory: dir, maxDiskSize: 50 << 20, memoryLimit: 200)
+/// let pages = try ObjectCache<URL, Page>(directory: dir, configuration: .init(memoryLimit: 200))
 /// try pages.set(page, forKey: url)          // on disk when it returns
 /// let cached = try pages.value(forKey: url) // memory, then disk; nil on a miss
-/// pages[url] = draft                        // memory only, unsaved until save()
+/// pages.setUnsaved(draft, forKey: url)      // memory only, until save()
 /// try pages.save()
 /// ```
 ///
@@ -22,9 +22,9 @@ public import Foundation
 /// key, dates), slot 1 the encoded value, and further slots the raw parts of a
 /// ``CacheAttachments`` value. `Data` values are stored as they are.
 ///
-/// Values written with the subscript stay in memory, *unsaved*, until `save()`; an unsaved
-/// value is never dropped silently: evicting or clearing it saves it first. Dropping the cache
-/// without saving loses unsaved values, as a crash would.
+/// Values written with ``setUnsaved(_:forKey:expiresAfter:)`` stay in memory, *unsaved*, until
+/// `save()`; an unsaved value is never dropped silently: evicting or clearing it saves it first.
+/// Dropping the cache without saving loses unsaved values, as a crash would.
 ///
 /// All methods are safe from any thread. The memory tier's locks are never held during disk
 /// I/O, so a memory hit never waits for another key's read or write, and hits take no lock
@@ -57,63 +57,52 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
 
     /// Opens (or creates) an object cache in `directory`.
     ///
+    /// ```swift
+    /// let pages = try ObjectCache<URL, Page>(directory: dir, configuration: .init(memoryLimit: 200))
+    /// ```
+    ///
     /// - Parameters:
     ///   - directory: A directory used by this cache alone.
-    ///   - maxDiskSize: The bytes kept on disk. The default is 50 MiB.
-    ///   - memoryLimit: The number of decoded values kept in memory. The default is 100.
-    ///   - memoryByteLimit: An optional bound on the encoded bytes of the saved values in memory.
-    ///   - format: JSON (the default) or a property list.
-    ///   - schemaVersion: Your value type's version: bumping it starts with an empty cache.
-    ///     The default is 1.
-    ///   - defaultTimeToLive: How long entries live unless `set` says otherwise. The default,
-    ///     `nil`, is until evicted.
-    ///   - clock: The current time, injectable for tests. The default is the system clock.
-    ///   - keyHasher: Maps keys to engine keys. The default, `nil`, is the naming the directory
-    ///     records: xxHash (``XXHashKeyHasher``) for a new cache, SHA-256 for one an earlier
-    ///     release wrote, so that its entries keep their names.
-    ///   - diskOptions: Options for the engine, such as `fsync` on commit. Its storage, unless
-    ///     set, is packed: each entry one record in a segment file (see
-    ///     `DiskLRUCache.Storage`); a directory an earlier release wrote in file storage is
-    ///     converted on open, its entries kept.
+    ///   - configuration: Limits, format, storage, schema version and expiry; the default
+    ///     suits most caches (see ``ObjectCacheConfiguration``).
     ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
     /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/invalidConfiguration`` for a bad
-    ///   parameter, ``ObjectCacheError/Code/diskFailure`` (the engine's `CacheError` as its
+    ///   setting, ``ObjectCacheError/Code/diskFailure`` (the engine's `CacheError` as its
     ///   cause) when the directory cannot be opened: locked by another cache, not a directory,
-    ///   an I/O failure.
+    ///   opened with the other storage, an I/O failure.
     public convenience init(
         directory: URL,
-        maxDiskSize: Int = 50 << 20,
-        memoryLimit: Int = 100,
-        memoryByteLimit: Int? = nil,
-        format: ObjectCacheFormat = .json,
-        schemaVersion: Int = 1,
-        defaultTimeToLive: Duration? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() },
-        keyHasher: (any CacheKeyHasher)? = nil,
-        diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
+        configuration: ObjectCacheConfiguration = ObjectCacheConfiguration(),
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil
     ) throws {
         try self.init(
-            directory: directory, maxDiskSize: maxDiskSize, memoryLimit: memoryLimit, memoryByteLimit: memoryByteLimit,
-            format: format, schemaVersion: schemaVersion, defaultTimeToLive: defaultTimeToLive, clock: clock,
-            keyHasher: keyHasher, diskOptions: diskOptions, eventHandler: eventHandler, fileSystem: SystemFileSystem())
+            directory: directory, configuration: configuration, diskOptions: configuration.diskOptions,
+            eventHandler: eventHandler, fileSystem: SystemFileSystem())
     }
 
     /// Opens the cache over another file system, for fault injection in tests.
-    package init(
+    package convenience init(
         directory: URL,
-        maxDiskSize: Int = 50 << 20,
-        memoryLimit: Int = 100,
-        memoryByteLimit: Int? = nil,
-        format: ObjectCacheFormat = .json,
-        schemaVersion: Int = 1,
-        defaultTimeToLive: Duration? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() },
-        keyHasher: (any CacheKeyHasher)? = nil,
-        diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
+        configuration: ObjectCacheConfiguration = ObjectCacheConfiguration(),
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil,
         fileSystem: any FileSystem
     ) throws {
+        try self.init(
+            directory: directory, configuration: configuration, diskOptions: configuration.diskOptions,
+            eventHandler: eventHandler, fileSystem: fileSystem)
+    }
+
+    /// Opens the cache with `configuration`, over `diskOptions` (the configuration's, or the
+    /// deprecated initializer's).
+    init(
+        directory: URL,
+        configuration: ObjectCacheConfiguration,
+        diskOptions options: DiskLRUCache.Options,
+        eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?,
+        fileSystem: any FileSystem
+    ) throws {
+        let memoryLimit = configuration.memoryLimit
+        let memoryByteLimit = configuration.memoryByteLimit
         guard memoryLimit >= 0, (memoryByteLimit ?? 0) >= 0 else {
             throw ObjectCacheError.invalidConfiguration("memory limits must not be negative", operation: .open)
         }
@@ -121,28 +110,21 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         guard attachmentCount >= 0 else {
             throw ObjectCacheError.invalidConfiguration("attachmentCount must not be negative", operation: .open)
         }
-        // Packed storage unless the caller chose: an entry's envelope and payload are one
-        // record, one write and one read. A directory of an earlier release (file storage) is
-        // converted in place, its entries kept (`recoveryReport.migratedFromFileStorage`).
-        var options = diskOptions
-        if options.storage == nil {
-            options.storage = .packed
-            options.migratesFileStorage = true
-        }
         do {
             self.disk = try DiskLRUCache(
-                directory: directory, appVersion: schemaVersion, valueCount: 2 + attachmentCount,
-                maxSize: maxDiskSize, options: options, fileSystem: fileSystem)
+                directory: directory, appVersion: configuration.schemaVersion, valueCount: 2 + attachmentCount,
+                maxSize: configuration.maxDiskSize, options: options, fileSystem: fileSystem)
         } catch {
             throw ObjectCacheError.wrapping(error, key: nil, operation: .open)
         }
-        self.format = format
-        self.defaultTimeToLive = defaultTimeToLive
+        self.format = configuration.format
+        self.defaultTimeToLive = configuration.defaultTimeToLive
         self.memory = MemoryStripes(countLimit: memoryLimit, byteLimit: memoryByteLimit)
-        self.clock = clock
+        self.clock = configuration.clock
         do {
             self.keyHasher =
-                try keyHasher ?? KeyNaming.resolve(directory: directory, disk: disk, fileSystem: fileSystem).hasher
+                try configuration.keyHasher
+                ?? KeyNaming.resolve(directory: directory, disk: disk, fileSystem: fileSystem).hasher
         } catch {
             try? disk.close()
             throw error
@@ -152,7 +134,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         self.writeStripes = (0..<16).map { _ in WriteStripe() }
         disk.changeHub.install(
             Self.engineTap(
-                typed: changeHub, names: engineNames, memory: memory, isReadOnly: diskOptions.readOnly))
+                typed: changeHub, names: engineNames, memory: memory, isReadOnly: options.isReadOnly))
     }
 
     // MARK: State
@@ -175,7 +157,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         var total = disk.count
         for pending in unsaved {
             guard let keyBytes = try? KeyCoding.bytes(of: pending.key),
-                (try? disk.contains(keyHasher.engineKey(for: keyBytes))) != true
+                (try? disk.containsValue(forKey: keyHasher.engineKey(for: keyBytes))) != true
             else { continue }
             total += 1
         }
@@ -190,15 +172,15 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///
     /// - Throws: ``ObjectCacheError`` for a key that cannot be encoded or a disk failure.
     /// - Complexity: O(1) for a value in memory; otherwise one read of the entry's envelope.
-    public func contains(_ key: Key) throws -> Bool {
+    public func containsValue(forKey key: Key) throws -> Bool {
         let now = clock()
         switch memory.inspect(for: key, { $0.peek(key, now: now) }) {
         case .hit: return true
         case .expired: return false
         case .miss: break
         }
-        let keyBytes = try encodeKey(key, operation: .contains)
-        return try diskCall(key, operation: .contains) {
+        let keyBytes = try encodeKey(key, operation: .containsValue)
+        return try diskCall(key, operation: .containsValue) {
             guard let snapshot = try disk.peekSnapshot(forKey: keyHasher.engineKey(for: keyBytes)) else {
                 return false
             }

@@ -12,11 +12,16 @@ public import Foundation
 /// with Foundation's coders (by an earlier release, or with ``foundationJSON(configure:)``) read
 /// back as they are, and the other way round.
 ///
+/// One spelling per coder: ``json`` (the built-in coders, default options),
+/// ``json(encoder:decoder:)`` (the built-in coders, configured), ``foundationJSON(configure:)``
+/// (Foundation's coders, which alone read JSON5), ``propertyList(_:configure:)``.
+///
 /// ```swift
-/// let format = ObjectCacheFormat.json { encoder, decoder in
-///     encoder.dateEncodingStrategy = .iso8601
-///     decoder.dateDecodingStrategy = .iso8601
-/// }
+/// var encoder = DirectJSONEncoder()
+/// encoder.dateEncodingStrategy = .iso8601
+/// var decoder = DirectJSONDecoder()
+/// decoder.dateDecodingStrategy = .iso8601
+/// let format = ObjectCacheFormat.json(encoder: encoder, decoder: decoder)
 /// ```
 public struct ObjectCacheFormat: Sendable {
     /// The codec byte recorded in each entry's envelope.
@@ -40,22 +45,6 @@ public struct ObjectCacheFormat: Sendable {
 
     /// JSON with the built-in coders and default options.
     public static let json = ObjectCacheFormat.json(encoder: DirectJSONEncoder(), decoder: DirectJSONDecoder())
-
-    /// JSON with the built-in coders, configured through Foundation's: `configure` sets options
-    /// on a `JSONEncoder` and a `JSONDecoder` once, and the built-in coders take their
-    /// strategies, formatting and user info. A decoder set to read JSON5 or to assume a
-    /// top-level dictionary keeps Foundation's coders, which alone read those.
-    ///
-    /// - Parameter configure: Sets options on the encoder and decoder.
-    public static func json(configure: ((JSONEncoder, JSONDecoder) -> Void)?) -> ObjectCacheFormat {
-        let encoder = JSONEncoder()
-        let decoder = JSONDecoder()
-        configure?(encoder, decoder)
-        if decoder.allowsJSON5 || decoder.assumesTopLevelDictionary {
-            return ObjectCacheFormat(codec: .json, coders: .foundationJSON(encoder, decoder))
-        }
-        return json(encoder: DirectJSONEncoder(matching: encoder), decoder: DirectJSONDecoder(matching: decoder))
-    }
 
     /// JSON with the given built-in coders.
     ///

@@ -8,7 +8,9 @@ extension CacheError {
         line: Int = #line
     ) -> CacheError {
         if let error = cause as? CacheError { return error }
-        let message = (cause as? SystemCallError).map { "\($0.call) failed: \($0.errnoText)" } ?? "\(cause)"
+        let message =
+            (cause as? SystemCallFailure).map(SystemCallError.init).map { "\($0.call) failed: \($0.errnoText)" }
+            ?? "\(cause)"
         return CacheError(
             at: file, line, code: .ioFailure, message: message, key: key, path: path, operation: operation, cause: cause
         )

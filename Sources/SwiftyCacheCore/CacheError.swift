@@ -52,7 +52,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// A parameter such as `valueCount` or `maxSize` is out of range, or the directory path
         /// names something that is not a directory.
         public static let invalidConfiguration = Code(.invalidConfiguration)
-        /// A system call failed; ``CacheError/cause`` holds the ``SystemCallError``.
+        /// A system call failed; ``CacheError/cause`` holds the ``CacheError/SystemCallError``.
         public static let ioFailure = Code(.ioFailure)
         /// An earlier journal write failed and the journal could not be rebuilt yet, so the
         /// cache refuses edits; reads still work.
@@ -78,7 +78,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// A file the cache did not create has the name a value of this key would take; the
         /// cache refuses to replace it.
         public static let foreignFile = Code(.foreignFile)
-        /// The cache was opened with ``DiskLRUCache/Options/readOnly``.
+        /// The cache was opened with ``DiskLRUCache/Options/isReadOnly``.
         public static let readOnly = Code(.readOnly)
         /// The directory was written in the other storage (``DiskLRUCache/Storage``): files
         /// opened as packed, or packed opened as files. Nothing was touched.
@@ -98,7 +98,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     public var path: String?
     /// The cache operation that failed, such as ``Operation/commit`` or ``Operation/open``.
     public var operation: Operation?
-    /// The underlying error, typically a ``SystemCallError``.
+    /// The underlying error, typically a ``CacheError/SystemCallError``.
     public var cause: (any Error)?
     /// Where the library built the error; `nil` for one built by client code.
     public var location: Location?
@@ -114,7 +114,8 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.key = key
         self.path = path
         self.operation = operation
-        self.cause = cause
+        // The System layer's failure reaches users as the public type.
+        self.cause = (cause as? SystemCallFailure).map(SystemCallError.init) ?? cause
         self.location = location
     }
 

@@ -8,7 +8,7 @@ public struct CacheStatistics: Sendable, Hashable {
     public var writeCount = 0
     /// Entries evicted to stay under `maxSize`.
     public var evictionCount = 0
-    /// Entries removed by `remove(_:)` or `evictAll()`.
+    /// Entries removed by `removeValue(forKey:)` or `evictAll()`.
     public var removeCount = 0
     /// Packed records that failed their checksum (or named another key) when read: each was
     /// a miss, and its entry was dropped. Always 0 in file storage.

@@ -5,18 +5,10 @@ public import Foundation
 #endif
 
 /// `async` overloads: the same operations, with their blocking file I/O run on a bounded pool
-/// of I/O threads (``asyncIOThreadLimit``), off the caller's thread and off Swift's cooperative
+/// of I/O threads (one per core), off the caller's thread and off Swift's cooperative
 /// pool (where blocking would starve other tasks). A task cancelled before its I/O starts gets
 /// `CancellationError` and nothing is done.
 extension DiskLRUCache {
-    /// The most threads that run the `async` overloads' file I/O at once, for every cache of the
-    /// process. The default is the number of cores; a burst of requests waits its turn rather
-    /// than starting a thread each.
-    public static var asyncIOThreadLimit: Int {
-        get { IOThreadPool.shared.limit }
-        set { IOThreadPool.shared.limit = newValue }
-    }
-
     /// Runs `work` on `pool` and returns its result to the awaiting task. If the task is
     /// cancelled before `work` starts, `work` never runs and this throws `CancellationError`.
     ///
@@ -73,10 +65,45 @@ extension DiskLRUCache {
         try await Self.offload { try self.setPartialData(values, forKey: key) }
     }
 
-    /// Removes the entry for `key`; see `remove(_:)`.
+    /// Removes the entry for `key`; see `removeValue(forKey:)`.
     @discardableResult
-    public func remove(_ key: String) async throws -> Bool {
-        try await Self.offload { try self.remove(key) }
+    public func removeValue(forKey key: String) async throws -> Bool {
+        try await Self.offload { try self.removeValue(forKey: key) }
+    }
+
+    /// Whether a committed entry exists for `key`; see `containsValue(forKey:)`.
+    public func containsValue(forKey key: String) async throws -> Bool {
+        try await Self.offload { try self.containsValue(forKey: key) }
+    }
+
+    /// The keys of committed entries; see `keys()`.
+    public func keys() async throws -> [String] {
+        try await Self.offload { try self.keys() }
+    }
+
+    /// Starts editing the entry for `key`; see `edit(forKey:)`.
+    public func edit(forKey key: String) async throws -> Editor? {
+        try await Self.offload { try self.edit(forKey: key) }
+    }
+
+    /// Changes the size limit; see `setMaxSize(_:)`.
+    public func setMaxSize(_ maxSize: Int) async throws {
+        try await Self.offload { try self.setMaxSize(maxSize) }
+    }
+
+    /// Removes every committed entry that is not being edited; see `evictAll()`.
+    public func evictAll() async throws {
+        try await Self.offload { try self.evictAll() }
+    }
+
+    /// Reclaims the space of replaced records now; see `compact()`.
+    public func compact() async throws {
+        try await Self.offload { try self.compact() }
+    }
+
+    /// Reads the journal again; see `refresh()`.
+    public func refresh() async throws {
+        try await Self.offload { try self.refresh() }
     }
 
     /// Evicts down to ``maxSize`` and writes buffered journal lines; see `flush()`.
@@ -87,5 +114,10 @@ extension DiskLRUCache {
     /// Closes the cache; see `close()`.
     public func close() async throws {
         try await Self.offload { try self.close() }
+    }
+
+    /// Closes the cache and deletes its files; see `delete()`.
+    public func delete() async throws {
+        try await Self.offload { try self.delete() }
     }
 }

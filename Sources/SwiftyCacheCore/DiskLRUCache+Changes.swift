@@ -16,7 +16,7 @@ extension DiskLRUCache {
     /// The sequence ends when the cache closes; cancelling the task that iterates it, or
     /// dropping it, ends the subscription at once.
     ///
-    /// A cache opened with ``Options/readOnly`` beside a writer in another process delivers the
+    /// A cache opened with ``Options/isReadOnly`` beside a writer in another process delivers the
     /// writer's changes too: it watches the journal (inotify on Linux, a dispatch source on
     /// Apple platforms, a check every 50 ms where neither works), and when the writer appends,
     /// it replays the journal and records each key the writer committed or removed since
@@ -30,7 +30,7 @@ extension DiskLRUCache {
     ///   subscribers, O(`s`) amortized under the cache's lock.
     public func changes(bufferingKeys keyLimit: Int = 10_000) -> CacheChanges {
         let changes = CacheChanges(subscription: ChangeSubscription(hub: changeHub, keyLimit: keyLimit))
-        if options.readOnly { followWriter() }
+        if options.isReadOnly { followWriter() }
         return changes
     }
 

@@ -49,7 +49,7 @@ extension DiskLRUCache {
     /// - Throws: ``CacheError/Code/readOnly``, ``CacheError/Code/cacheClosed``, the I/O errors
     ///   of writing the segment or the journal (the segment being compacted then stays).
     public func compact() throws {
-        guard !options.readOnly else { throw CacheError.readOnly(operation: .compact) }
+        guard !options.isReadOnly else { throw CacheError.readOnly(operation: .compact) }
         try compactSegments(untilClean: true)
         rebuildJournal { $0.beginJournalRebuild(evenIfNotDue: true) }
         // A rebuild that could not be written leaves the old journal, and its failure, if any.

@@ -19,7 +19,7 @@ extension DiskLRUCache {
         }
         let cache = try? DiskLRUCache(
             directory: directory, appVersion: header.appVersion, valueCount: header.valueCount, maxSize: Int.max,
-            options: Options(readOnly: true, storage: .packed(inlineLimit: inlineLimit)), fileSystem: fileSystem)
+            options: Options(isReadOnly: true, storage: .packed(inlineLimit: inlineLimit)), fileSystem: fileSystem)
         return cache?.size ?? 0
     }
 

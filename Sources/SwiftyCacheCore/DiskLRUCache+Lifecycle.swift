@@ -8,7 +8,7 @@ extension DiskLRUCache {
     ///   ``CacheError/Code/journalUnavailable`` (nothing was removed).
     /// - Complexity: O(1), plus one `unlink` per slot.
     @discardableResult
-    public func remove(_ key: String) throws -> Bool {
+    public func removeValue(forKey key: String) throws -> Bool {
         try validateForReading(key, operation: .remove)
         return try locked(operation: .remove, key: key, claimsCleanup: true) { try $0.remove(key: key) }
     }
@@ -50,7 +50,7 @@ extension DiskLRUCache {
     ///
     /// - Throws: ``CacheError/Code/readOnly``, and the errors of `close()`.
     public func delete() throws {
-        guard !options.readOnly else { throw CacheError.readOnly(operation: .delete) }
+        guard !options.isReadOnly else { throw CacheError.readOnly(operation: .delete) }
         let failure: (any Error)?
         do {
             try close()
@@ -62,7 +62,7 @@ extension DiskLRUCache {
         if let failure { throw failure }
     }
 
-    /// Reads the journal again, for a cache opened with ``Options/readOnly``: entries the
+    /// Reads the journal again, for a cache opened with ``Options/isReadOnly``: entries the
     /// writer committed since become readable, and removed ones disappear. A read-only cache
     /// otherwise reads from the journal as it was when opened (it follows a writer's journal
     /// compaction by itself). Does nothing on a cache that writes.

@@ -23,15 +23,22 @@ extension DiskLRUCache {
         /// Any number of read-only caches, in this process or others, may read a directory
         /// while one writer writes it, or one nobody can write (an archived, `chmod a-w`
         /// cache). A reader replays the journal as it is when it opens (and on
-        /// ``DiskLRUCache/refresh()``); it takes no lock, so it never blocks the writer.
+        /// ``DiskLRUCache/refresh()-3dgpe``); it takes no lock, so it never blocks the writer.
         /// Instead, each read checks the lines the writer appended since: an entry the writer
         /// has since changed or removed reads as a miss, never as a mix of two versions.
-        public var readOnly: Bool
+        public var isReadOnly: Bool
 
-        /// Where values are kept: one file per slot (``Storage/files``, the Java `DiskLruCache`
-        /// format) or records in segment files (``Storage/packed``). `nil`, the default, is the
-        /// opening layer's choice: files for a `DiskLRUCache`, packed for an `ObjectCache`.
-        public var storage: Storage?
+        /// Where values are kept: one file per slot (``Storage/files``, the default: the Java
+        /// `DiskLruCache` format) or records in segment files (``Storage/packed``).
+        public var storage: Storage {
+            get { chosenStorage ?? .files }
+            set { chosenStorage = newValue }
+        }
+
+        /// The storage the caller named; `nil` only through the deprecated
+        /// `init(syncsWrites:readOnly:storage:)` given no storage, which `ObjectCache`'s
+        /// deprecated initializer reads as its own default (packed, converting file storage).
+        package var chosenStorage: Storage?
 
         /// Whether opening a file-storage directory with packed storage converts it (keeping
         /// its entries) instead of throwing ``CacheError/Code/storageMismatch``; a read-only
@@ -59,13 +66,12 @@ extension DiskLRUCache {
 
         /// - Parameters:
         ///   - syncsWrites: Whether every change is synced before it returns. The default is `false`.
-        ///   - readOnly: Whether the cache only reads. The default is `false`.
-        ///   - storage: Where values are kept. The default, `nil`, is ``Storage/files`` for a
-        ///     `DiskLRUCache`.
-        public init(syncsWrites: Bool = false, readOnly: Bool = false, storage: Storage? = nil) {
+        ///   - isReadOnly: Whether the cache only reads. The default is `false`.
+        ///   - storage: Where values are kept. The default is ``Storage/files``.
+        public init(syncsWrites: Bool = false, isReadOnly: Bool = false, storage: Storage = .files) {
+            self.chosenStorage = storage
             self.syncsWrites = syncsWrites
-            self.readOnly = readOnly
-            self.storage = storage
+            self.isReadOnly = isReadOnly
         }
     }
 

@@ -52,7 +52,7 @@ extension DiskLRUCache {
     }
 
     /// Whether a committed entry exists for `key`. It does not count as a read.
-    public func contains(_ key: String) throws -> Bool {
+    public func containsValue(forKey key: String) throws -> Bool {
         try validateForReading(key, operation: .contains)
         return try locked(operation: .contains, key: key) { state in
             state.table.index(of: key).map { state.table[$0].isReadable } ?? false

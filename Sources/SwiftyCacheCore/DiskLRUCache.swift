@@ -27,7 +27,7 @@ public import Foundation
 /// `journal` that is not a DiskLruCache journal makes opening throw
 /// ``CacheError/Code/notACacheDirectory``. Opening takes an advisory lock, so a second cache on
 /// the same directory fails with ``CacheError/Code/directoryLocked``; caches opened with
-/// ``Options/readOnly`` take none and read beside the writer.
+/// ``Options/isReadOnly`` take none and read beside the writer.
 ///
 /// Every method is safe to call from any thread. One lock guards the index and the journal;
 /// value files are opened, read and written outside it, so readers and writers of different
@@ -101,12 +101,12 @@ public final class DiskLRUCache: Sendable {
         // A `journal` of something else is refused before anything is created; one of the
         // other storage too, unless it is file storage that this open converts.
         let selection = try StorageSelection.negotiate(
-            found: try cacheDirectory.journalHeader()?.format, requested: (options.storage ?? .files).format,
+            found: try cacheDirectory.journalHeader()?.format, requested: options.storage.format,
             options: options, journalPath: cacheDirectory.journalPath)
         let storage = selection.makeStorage(directory: cacheDirectory, valueCount: valueCount, options: options)
         // A cache that writes records keeps space aside for a full disk (no more than it may hold).
         let spaceReserve =
-            (storage.compactingStorage != nil && !options.readOnly)
+            (storage.compactingStorage != nil && !options.isReadOnly)
             ? SpaceReserve(
                 directory: cacheDirectory,
                 ceiling: min(
@@ -121,9 +121,9 @@ public final class DiskLRUCache: Sendable {
         let changeHub = ChangeHub<CacheChange>()
         var state = CacheState(
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
-            isReadOnly: options.readOnly, changes: changeHub)
+            isReadOnly: options.isReadOnly, changes: changeHub)
         state.replayFormat = selection.replayFormat
-        let report = try state.open(readOnly: options.readOnly)
+        let report = try state.open(readOnly: options.isReadOnly)
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
         self.appVersion = appVersion
         self.valueCount = valueCount
@@ -195,7 +195,7 @@ public final class DiskLRUCache: Sendable {
         return statistics
     }
 
-    /// Whether `close()` or ``delete()`` was called.
+    /// Whether `close()` or ``delete()-672ar`` was called.
     public var isClosed: Bool { withState { $0.isClosed } }
 
     /// Whether a journal write failed and no rebuild has repaired it yet. While it is `true`,
@@ -212,7 +212,7 @@ public final class DiskLRUCache: Sendable {
     /// - Throws: ``CacheError/Code/invalidConfiguration`` if `maxSize < 1`,
     ///   ``CacheError/Code/cacheClosed`` after `close()`.
     public func setMaxSize(_ maxSize: Int) throws {
-        guard !options.readOnly else { throw CacheError.readOnly(operation: .setMaxSize) }
+        guard !options.isReadOnly else { throw CacheError.readOnly(operation: .setMaxSize) }
         guard maxSize >= 1 else {
             throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: .setMaxSize)
         }
@@ -229,7 +229,7 @@ public final class DiskLRUCache: Sendable {
     ///
     /// - Throws: ``CacheError/Code/invalidKey``, ``CacheError/Code/cacheClosed``,
     ///   ``CacheError/Code/journalUnavailable``.
-    public func edit(_ key: String) throws -> Editor? {
+    public func edit(forKey key: String) throws -> Editor? {
         try validate(key, operation: .edit)
         return try beginEdit(key: key, expectedSequenceNumber: nil)
     }
@@ -241,7 +241,7 @@ public final class DiskLRUCache: Sendable {
     ///   - values: One value per slot, `valueCount` of them.
     ///   - key: A key matching `[a-z0-9_-]{1,120}`.
     /// - Throws: ``CacheError/Code/wrongValueCount``, ``CacheError/Code/editInProgress`` when
-    ///   an editor holds the key, and the errors of ``edit(_:)`` and ``Editor/commit()``.
+    ///   an editor holds the key, and the errors of ``edit(forKey:)-6ed5f`` and ``Editor/commit()``.
     public func setData(_ values: [Data], forKey key: String) throws {
         try validate(key, operation: .setData)
         guard values.count == valueCount else {

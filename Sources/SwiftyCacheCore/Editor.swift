@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// An edit of one entry, obtained from ``DiskLRUCache/edit(_:)`` or ``Snapshot/edit()``.
+/// An edit of one entry, obtained from ``DiskLRUCache/edit(forKey:)-6ed5f`` or ``Snapshot/edit()``.
 ///
 /// Each value is written to `key.i.tmp` as it is set, outside the cache's lock; ``commit()``
 /// renames them into place and journals the entry in one step, so readers see all old or all

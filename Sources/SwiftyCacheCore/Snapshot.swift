@@ -40,11 +40,6 @@ public final class Snapshot: Sendable {
         slotLengths.indices.contains(index) ? slotLengths[index] : nil
     }
 
-    /// All of slot `index`; `nil` if it cannot be read (see ``readData(at:)`` for the reason).
-    public func data(at index: Int) -> Data? {
-        try? readData(at: index)
-    }
-
     /// Reads all of slot `index`, with the reason when it cannot.
     ///
     /// - Throws: ``CacheError/Code/slotOutOfRange``, ``CacheError/Code/snapshotClosed``,
@@ -59,9 +54,11 @@ public final class Snapshot: Sendable {
         }
     }
 
-    /// Slot `index` as a string; `nil` if it cannot be read or is not valid in `encoding`.
-    public func string(at index: Int, encoding: String.Encoding = .utf8) -> String? {
-        data(at: index).flatMap { String(data: $0, encoding: encoding) }
+    /// Reads slot `index` as a string; `nil` if its bytes are not valid in `encoding`.
+    ///
+    /// - Throws: The errors of ``readData(at:)``.
+    public func readString(at index: Int, encoding: String.Encoding = .utf8) throws -> String? {
+        String(data: try readData(at: index), encoding: encoding)
     }
 
     /// A reader that streams slot `index` in pieces, for values too large to hold in memory.
@@ -75,7 +72,7 @@ public final class Snapshot: Sendable {
     /// An editor for this entry, or `nil` if the entry changed since the snapshot was taken
     /// (committed, removed or evicted) or another editor holds it.
     ///
-    /// - Throws: The errors of ``DiskLRUCache/edit(_:)``.
+    /// - Throws: The errors of ``DiskLRUCache/edit(forKey:)-6ed5f``.
     public func edit() throws -> Editor? {
         try cache.beginEdit(key: key, expectedSequenceNumber: sequenceNumber)
     }

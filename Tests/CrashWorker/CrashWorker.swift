@@ -73,7 +73,7 @@ enum CrashWorker {
                         forKey: key)
                     record("C")
                 case 40..<60:
-                    guard try cache.contains(key) else { continue }
+                    guard try cache.containsValue(forKey: key) else { continue }
                     record("B PARTIAL \(key) \(sequence)")
                     do {
                         try cache.setPartialData(
@@ -86,7 +86,7 @@ enum CrashWorker {
                     record("C")
                 case 60..<75:
                     record("B REMOVE \(key) \(sequence)")
-                    try cache.remove(key)
+                    try cache.removeValue(forKey: key)
                     record("C")
                 case 75..<95:
                     if let values = try cache.data(forKey: key) {
@@ -164,7 +164,7 @@ enum CrashWorker {
                 say("threads-before \(before)")
                 say("threads-peak \(peak.withLock { $0 })")
                 say("misses \(misses.withLock { $0 })")
-                say("pool-limit \(DiskLRUCache.asyncIOThreadLimit)")
+                say("pool-limit \(IOThreadPool.shared.limit)")
                 say("cores \(ProcessInfo.processInfo.activeProcessorCount)")
                 exit(0)
             } catch {
@@ -193,7 +193,7 @@ enum CrashWorker {
                     },
                     forKey: key)
             }
-            for index in 0..<200 where try !cache.contains("k\(index)") { try write(index, 0) }
+            for index in 0..<200 where try !cache.containsValue(forKey: "k\(index)") { try write(index, 0) }
             var sequence = 1
             var announced = false
             while true {
@@ -225,7 +225,7 @@ enum CrashWorker {
             for sequence in 1...max(commits, 1) {
                 let key = "k\(sequence % 20)"
                 if sequence % 7 == 0 {
-                    try cache.remove(key)
+                    try cache.removeValue(forKey: key)
                 } else {
                     try cache.setData(
                         (0..<2).map {
@@ -291,7 +291,7 @@ enum CrashWorker {
                 }
                 for i in 0..<50 {
                     try cache.setData([Data("new-\(round)-\(i)".utf8), Data(count: 100)], forKey: "new-\(round)-\(i)")
-                    _ = try cache.remove("key-\(round * 50 + i)")
+                    _ = try cache.removeValue(forKey: "key-\(round * 50 + i)")
                 }
                 try cache.compact()
                 try cache.flush()

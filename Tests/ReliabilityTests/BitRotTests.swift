@@ -37,7 +37,7 @@ import Testing
             }
         }
         for index in stride(from: 5, to: 240, by: 10) {
-            _ = try cache.remove("key-\(index)")
+            _ = try cache.removeValue(forKey: "key-\(index)")
             written.values["key-\(index)"] = nil
         }
         for index in stride(from: 0, to: 240, by: 7) { _ = try cache.data(forKey: "key-\(index)") }

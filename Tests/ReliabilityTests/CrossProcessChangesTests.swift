@@ -32,7 +32,7 @@ import Testing
         }
         let reader = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 30,
-            options: DiskLRUCache.Options(readOnly: true, storage: storage))
+            options: DiskLRUCache.Options(isReadOnly: true, storage: storage))
         let changes = reader.changes()
         // What a consumer shows when it subscribes: the state now; changes then keep it true.
         var initial: [String: Bool] = [:]
@@ -64,7 +64,7 @@ import Testing
         // The truth: the directory as the writer left it, read by a cache opened now.
         let truthReader = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 30,
-            options: DiskLRUCache.Options(readOnly: true, storage: storage))
+            options: DiskLRUCache.Options(isReadOnly: true, storage: storage))
         var truth: [String: Bool] = [:]
         for index in 0..<20 { truth["k\(index)"] = try Self.exists("k\(index)", in: truthReader) }
         // Bounded: a watchdog ends the consumer (and the progress) after 120 seconds.

@@ -31,7 +31,7 @@ import Darwin
         }
         let reader = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 30,
-            options: DiskLRUCache.Options(readOnly: true, storage: storage))
+            options: DiskLRUCache.Options(isReadOnly: true, storage: storage))
         var reads = 0
         var hits = 0
         var refreshes = 0
@@ -89,7 +89,7 @@ import Darwin
         }
         let reader = try DiskLRUCache(
             directory: cacheURL, appVersion: 1, valueCount: 1, maxSize: 1 << 20,
-            options: DiskLRUCache.Options(readOnly: true))
+            options: DiskLRUCache.Options(isReadOnly: true))
         #expect(try reader.data(forKey: "k") == [Data("archived".utf8)])
         try reader.close()
     }

@@ -39,7 +39,7 @@ import Testing
             options: DiskLRUCache.Options(storage: storage), fileSystem: fileSystem)
         let before = fileSystem.calls(to: "fsync")
         for i in 0..<10 { try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k\(i)") }
-        for i in 0..<5 { #expect(try cache.remove("k\(i)")) }
+        for i in 0..<5 { #expect(try cache.removeValue(forKey: "k\(i)")) }
         try cache.flush()
         #expect(fileSystem.calls(to: "fsync") == before)
     }
@@ -52,7 +52,7 @@ import Testing
             options: DiskLRUCache.Options(syncsWrites: true, storage: storage), fileSystem: fileSystem)
         for i in 0..<4 { try cache.setData([Data("a".utf8), Data("b".utf8)], forKey: "k\(i)") }
         var before = fileSystem.calls(to: "fsync")
-        #expect(try cache.remove("k0"))
+        #expect(try cache.removeValue(forKey: "k0"))
         // The journal and the directory, before `remove` returns.
         #expect(fileSystem.calls(to: "fsync") - before == 2)
         before = fileSystem.calls(to: "fsync")

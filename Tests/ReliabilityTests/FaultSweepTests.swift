@@ -32,15 +32,15 @@ extension Slow {
                 }
                 if step % 3 == 0 {
                     attempt {
-                        if try cache.contains(key) {
+                        if try cache.containsValue(forKey: key) {
                             try cache.setPartialData(
                                 [1: CheckedValue.make(key: key, slot: 1, sequence: 100 + step, fillerLength: 3)],
                                 forKey: key)
                         }
                     }
                 }
-                if step % 4 == 0 { attempt { try cache.remove("k\((step + 2) % 5)") } }
-                if step % 5 == 0, let editor = try? cache.edit("e\(step)") {
+                if step % 4 == 0 { attempt { try cache.removeValue(forKey: "k\((step + 2) % 5)") } }
+                if step % 5 == 0, let editor = try? cache.edit(forKey: "e\(step)") {
                     attempt {
                         try editor.setData(
                             CheckedValue.make(key: "e\(step)", slot: 0, sequence: step, fillerLength: 1), at: 0)
@@ -116,12 +116,12 @@ extension Slow {
                 var expected: [String: String] = [:]
                 do {
                     let cache = try ObjectCache<String, String>(
-                        directory: directory.url, memoryLimit: 3, diskOptions: .init(storage: storage),
+                        directory: directory.url, configuration: .init(memoryLimit: 3, storage: storage),
                         fileSystem: fileSystem)
                     fileSystem.failCall(number: faultIndex, errno: code)
                     for step in 0..<8 {
                         let key = "key\(step % 6)"
-                        cache[key] = "value \(step)"  // write-back; eviction from memory saves
+                        cache.setUnsaved("value \(step)", forKey: key)  // write-back; eviction from memory saves
                         expected[key] = "value \(step)"
                         if step % 3 == 2 {
                             do {
@@ -144,7 +144,7 @@ extension Slow {
                 }
                 let reached = fileSystem.injectedFaults > 0
                 let reopened = try ObjectCache<String, String>(
-                    directory: directory.url, diskOptions: .init(storage: storage))
+                    directory: directory.url, configuration: .init(storage: storage))
                 for (key, value) in expected {
                     #expect(
                         try reopened.value(forKey: key) == value, "fault \(faultIndex) (\(code)): \(key) after reopen")

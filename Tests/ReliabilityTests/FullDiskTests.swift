@@ -48,14 +48,14 @@ import Darwin
         #expect(cache.hasJournalErrors)
         expectError(.journalUnavailable) { try cache.setData([Data("x".utf8)], forKey: "new") }
         // Removing frees space all the same, and the rebuild that follows fits in it.
-        #expect(try cache.remove(stored[1]))
-        #expect(try cache.remove(stored[2]))
+        #expect(try cache.removeValue(forKey: stored[1]))
+        #expect(try cache.removeValue(forKey: stored[2]))
         #expect(!cache.hasJournalErrors)
         try cache.setData([Data("x".utf8)], forKey: "new")
         try cache.close()
         let reopened = try DiskLRUCache(directory: cacheURL, appVersion: 1, valueCount: 1, maxSize: 1 << 30)
         #expect(!reopened.recoveryReport.wasWiped)
-        #expect(try !reopened.contains(stored[1]))
+        #expect(try !reopened.containsValue(forKey: stored[1]))
         #expect(try reopened.data(forKey: "new") == [Data("x".utf8)])
         #expect(try reopened.data(forKey: stored[0]) == [value])
         try reopened.close()

@@ -32,7 +32,7 @@ import Darwin
         #expect(result.withLock { $0 } == .some(nil))  // a miss
         #expect(try cache.data(forKey: "k2") == [Data("c".utf8), Data("d".utf8)])
         #expect(cache.size == 2)
-        #expect(try !cache.contains("k1"))  // dropped
+        #expect(try !cache.containsValue(forKey: "k1"))  // dropped
     }
 
     @Test func appVersionOutsideInt32IsAnInvalidConfiguration() throws {

@@ -155,7 +155,7 @@ extension Slow {
             try set("gamma", "gamma-0", "gamma-1")
             try set("delta", "delta-0", "delta-1")
             try set("alpha", "alpha-2", "alpha-3")
-            try cache.remove("gamma")
+            try cache.removeValue(forKey: "gamma")
             values["gamma"] = nil
             try cache.compact()
             try set("epsilon", "eps-0", "eps-1")

@@ -52,7 +52,7 @@ import Testing
         var failed: [String] = []
         for key in stored.enumerated().filter({ $0.offset % 2 == 1 }).map(\.element) {
             do {
-                #expect(try cache.remove(key))
+                #expect(try cache.removeValue(forKey: key))
             } catch {
                 failed.append("\(key): \(error)")
             }

@@ -114,7 +114,7 @@ import Darwin
                         allowed[key]?.insert(sequence)
                         acknowledged[key] = .some(sequence)
                     } else {
-                        _ = try cache.remove(key)
+                        _ = try cache.removeValue(forKey: key)
                         allowed[key]?.insert(nil)
                         acknowledged[key] = .some(nil)
                     }

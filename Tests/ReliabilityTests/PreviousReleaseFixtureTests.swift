@@ -114,7 +114,7 @@ import Testing
         let (directory, url) = try Self.copy(name, of: release)
         _ = directory
         let cache = try ObjectCache<String, Note>(
-            directory: url, format: format, diskOptions: DiskLRUCache.Options(storage: storage))
+            directory: url, configuration: .init(format: format, storage: storage))
         for index in 0..<25 {
             var expected = Self.note(index)
             // XML property lists keep dates to the second (a property of the format in every release).

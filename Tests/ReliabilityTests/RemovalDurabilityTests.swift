@@ -31,7 +31,7 @@ import Darwin
         for index in 0..<3 {
             let key = "k\(index)"
             do {
-                if try cache.remove(key) { removed.append(key) }
+                if try cache.removeValue(forKey: key) { removed.append(key) }
             } catch let error as CacheError {
                 #expect(error.code == .journalUnavailable)
                 #expect(error.key == key)
@@ -57,7 +57,7 @@ import Darwin
             #expect(try reopened.data(forKey: key) == CheckedValue.pair(key: key, sequence: 1))
         }
         // With room again, the removal goes through and stays.
-        for key in refused { #expect(try reopened.remove(key)) }
+        for key in refused { #expect(try reopened.removeValue(forKey: key)) }
         reopened.simulateCrash()
         let third = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 2, maxSize: 1 << 30,

@@ -67,9 +67,9 @@ extension Slow {
                                 }
                             }
                         case 80..<88:
-                            try cache.remove(key)
+                            try cache.removeValue(forKey: key)
                         case 88..<95:
-                            if let editor = try cache.edit(key) {
+                            if let editor = try cache.edit(forKey: key) {
                                 try editor.setData(
                                     CheckedValue.make(key: key, slot: 1, sequence: sequence, fillerLength: 5), at: 1)
                                 if sequence % 2 == 0 { editor.abort() } else { _ = try? editor.commit() }
@@ -100,7 +100,8 @@ extension Slow {
 
         @Test func objectCacheUnderEightTasks() async throws {
             let directory = TemporaryDirectory()
-            let cache = try ObjectCache<Int, String>(directory: directory.url, maxDiskSize: 200_000, memoryLimit: 10)
+            let cache = try ObjectCache<Int, String>(
+                directory: directory.url, configuration: .init(maxDiskSize: 200_000, memoryLimit: 10))
             let operations = Counter()
             let deadline = ContinuousClock.now + .seconds(Self.seconds)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -112,13 +113,13 @@ extension Slow {
                             let key = Int.random(in: 0..<40)
                             switch Int.random(in: 0..<6) {
                             case 0: try await cache.set("value of \(key)", forKey: key)
-                            case 1: cache[key] = "value of \(key)"
+                            case 1: cache.setUnsaved("value of \(key)", forKey: key)
                             case 2, 3:
                                 if let value = try await cache.value(forKey: key) {
                                     #expect(value == "value of \(key)")
                                 }
                             case 4: try await cache.save()
-                            default: _ = try await cache.removePermanently(forKey: key)
+                            default: _ = try await cache.removeValue(forKey: key)
                             }
                             operations.value.add(1, ordering: .relaxed)
                         }
@@ -127,8 +128,8 @@ extension Slow {
                 try await group.waitForAll()
             }
             try await cache.save()
-            for key in cache.keys() { #expect(try await cache.value(forKey: key) == "value of \(key)") }
-            try cache.close()
+            for key in try await cache.keys() { #expect(try await cache.value(forKey: key) == "value of \(key)") }
+            try await cache.close()
             try CacheInvariants.check(directory.url, checksValues: false, storage: .packed)
             print(
                 "stress: ObjectCache, 8 tasks, \(operations.value.load(ordering: .relaxed)) operations in \(Self.seconds) s"

@@ -11,7 +11,7 @@ import Testing
     let directory = TemporaryDirectory()
 
     @Test func aValueOnDiskIsReadCountedAndKeptInMemory() async throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10)
+        let cache = try ObjectCache<String, String>(directory: directory.url, configuration: .init(memoryLimit: 10))
         try await cache.set("v", forKey: "k")
         cache.clearMemory()
         #expect(try await cache.value(forKey: "k") == "v")
@@ -25,19 +25,21 @@ import Testing
 
     @Test func anExpiredEntryReadAsynchronouslyIsAMissAndRemovedFromDisk() async throws {
         let clock = TestClock()
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 0, clock: clock.function)
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(memoryLimit: 0, clock: clock.function))
         try await cache.set("short", forKey: "a", expiresAfter: .seconds(60))
         try await cache.set("long", forKey: "b", expiresAfter: .seconds(3600))
         clock.advance(by: 61)
         #expect(try await cache.value(forKey: "a") == nil)
         #expect(try await cache.value(forKey: "b") == "long")
-        #expect(cache.keys() == ["b"])
+        #expect(try await cache.keys() == ["b"])
         #expect(cache.statistics.expirations == 1)
     }
 
     @Test func aValueExpiredInMemoryCountsOneExpirationReadEitherWay() async throws {
         let clock = TestClock()
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10, clock: clock.function)
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(memoryLimit: 10, clock: clock.function))
         try await cache.set("one", forKey: "a", expiresAfter: .seconds(60))
         try await cache.set("two", forKey: "b", expiresAfter: .seconds(60))
         #expect(cache.memoryCount == 2)  // in memory and on disk
@@ -50,14 +52,14 @@ import Testing
         #expect(cache.statistics.expirations == 2)
         #expect(cache.statistics.misses == 2)
         #expect(cache.memoryCount == 0)
-        #expect(cache.keys().isEmpty)
+        #expect(try await cache.keys().isEmpty)
     }
 
     @Test func anUnsavedValueGivenUpForALoadedOneIsSavedFirst() async throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 1)
+        let cache = try ObjectCache<String, String>(directory: directory.url, configuration: .init(memoryLimit: 1))
         try await cache.set("on disk", forKey: "b")
         cache.clearMemory()
-        cache["a"] = "unsaved"  // memory only
+        cache.setUnsaved("unsaved", forKey: "a")  // memory only
         let savesBefore = cache.statistics.saves
         #expect(try await cache.value(forKey: "b") == "on disk")  // takes a's place in memory
         #expect(cache.statistics.saves == savesBefore + 1)

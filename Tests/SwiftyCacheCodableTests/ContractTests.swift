@@ -18,14 +18,14 @@ import Testing
         try cache.setData([v0, v1], forKey: "hello")
         try cache.setPartialData([1: v1b], forKey: "hello")
         if let snap = try cache.snapshot(forKey: "hello") {
-            #expect(snap.data(at: 0) == v0)
-            #expect(snap.string(at: 1, encoding: .utf8) == "v1b")
+            #expect(try snap.readData(at: 0) == v0)
+            #expect(try snap.readString(at: 1, encoding: .utf8) == "v1b")
             #expect(snap.length(at: 0) == 2)
         } else {
             Issue.record("missing entry")
         }
-        if let editor = try cache.edit("hello") { try editor.commit() }
-        #expect(try cache.remove("hello"))
+        if let editor = try cache.edit(forKey: "hello") { try editor.commit() }
+        #expect(try cache.removeValue(forKey: "hello"))
         #expect(cache.size == 0 && cache.maxSize == 2 << 20 && cache.count == 0)
         try cache.setMaxSize(1 << 20)
         try cache.flush()
@@ -44,19 +44,19 @@ import Testing
         let url2 = try #require(URL(string: "https://example.com/b"))
         let page = Page(url: url, title: "A", html: "<p>a</p>")
         let pages = try ObjectCache<URL, Page>(
-            directory: directory.appending("objects"), maxDiskSize: 50 << 20,
-            memoryLimit: 200, format: .json)
+            directory: directory.appending("objects"),
+            configuration: .init(maxDiskSize: 50 << 20, memoryLimit: 200, format: .json))
         try pages.set(page, forKey: url)
         let p = try pages.value(forKey: url)
         #expect(p == page)
-        pages[url2] = page
+        pages.setUnsaved(page, forKey: url2)
         try pages.save()
-        try pages.save(url)
+        try pages.save(forKey: url)
         pages.clearMemory()
         pages.clearMemory(forKey: url)
         #expect(Set(pages.keys()) == [url, url2])
         try pages.set(page, forKey: url, expiresAfter: .seconds(3600))
-        try pages.removePermanently(forKey: url)
+        try pages.removeValue(forKey: url)
         try pages.removeAll()
         #expect(pages.keys() == [])
     }

@@ -27,12 +27,12 @@ import Testing
     }
 
     @Test func aDirectoryAnEarlierReleaseWroteInFileStorageIsConvertedKeepingItsEntries() throws {
-        let old = try ObjectCache<String, Note>(directory: directory.url, diskOptions: .init(storage: .files))
+        let old = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(storage: .files))
         try old.set(note, forKey: "n")
         try old.set(Note(title: "other", tags: [], created: Date(timeIntervalSince1970: 5), body: ""), forKey: "m")
         try old.close()
         #expect(try JournalFixture.allLines(in: directory.url).first == JournalFixture.magic)
-        let reader = try ObjectCache<String, Note>(directory: directory.url, diskOptions: .init(readOnly: true))
+        let reader = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(isReadOnly: true))
         #expect(!reader.recoveryReport.migratedFromFileStorage)
         #expect(try reader.value(forKey: "n") == note)
         try reader.close()
@@ -53,7 +53,7 @@ import Testing
     @Test func askingForFileStorageOnAPackedDirectoryIsAnError() throws {
         try ObjectCache<String, Note>(directory: directory.url).set(note, forKey: "n")
         do {
-            _ = try ObjectCache<String, Note>(directory: directory.url, diskOptions: .init(storage: .files))
+            _ = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(storage: .files))
             Issue.record("opened a packed directory as file storage")
         } catch let error as ObjectCacheError {
             #expect((error.cause as? CacheError)?.code == .storageMismatch)

@@ -11,39 +11,41 @@ import Testing
 
     @Test func countIsEmptyAndContainsSeeDiskAndUnsavedValues() throws {
         let clock = TestClock()
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10, clock: clock.function)
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(memoryLimit: 10, clock: clock.function))
         #expect(cache.isEmpty)
         #expect(cache.count == 0)
-        #expect(try !cache.contains("a"))
+        #expect(try !cache.containsValue(forKey: "a"))
         try cache.set("on disk", forKey: "a")
-        cache["b"] = "unsaved"
+        cache.setUnsaved("unsaved", forKey: "b")
         try cache.set("short-lived", forKey: "c", expiresAfter: .seconds(10))
-        cache["a"] = "unsaved over a saved value"  // on disk already: counted once
+        cache.setUnsaved("unsaved over a saved value", forKey: "a")  // on disk already: counted once
         #expect(cache.count == 3)
         #expect(!cache.isEmpty)
-        #expect(try cache.contains("a"))
-        #expect(try cache.contains("b"))
-        #expect(try cache.contains("c"))
-        #expect(try !cache.contains("z"))
+        #expect(try cache.containsValue(forKey: "a"))
+        #expect(try cache.containsValue(forKey: "b"))
+        #expect(try cache.containsValue(forKey: "c"))
+        #expect(try !cache.containsValue(forKey: "z"))
         clock.advance(by: 11)
-        #expect(try !cache.contains("c"))  // expired, in memory and on disk alike
+        #expect(try !cache.containsValue(forKey: "c"))  // expired, in memory and on disk alike
         cache.clearMemory()  // saves b and the new a
-        #expect(try cache.contains("b"))  // now from disk, through the envelope
-        #expect(try !cache.contains("c"))
+        #expect(try cache.containsValue(forKey: "b"))  // now from disk, through the envelope
+        #expect(try !cache.containsValue(forKey: "c"))
         #expect(cache.count == 3)  // c still occupies disk until read or removed
         #expect(try cache.removeExpired() == 1)
         #expect(cache.count == 2)
         let before = cache.statistics
-        _ = try cache.contains("a")
+        _ = try cache.containsValue(forKey: "a")
         #expect(cache.statistics == before)  // not a read
     }
 
     @Test func containsIsFalseForAnotherKeyUnderTheSameHash() throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, keyHasher: ConstantHasher())
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(keyHasher: ConstantHasher()))
         try cache.set("value of a", forKey: "a")
         cache.clearMemory()
-        #expect(try cache.contains("a"))
-        #expect(try !cache.contains("b"))
+        #expect(try cache.containsValue(forKey: "a"))
+        #expect(try !cache.containsValue(forKey: "b"))
     }
 
     @Test func aLockedDirectoryIsAnObjectCacheErrorCausedByTheEngine() throws {
@@ -67,7 +69,7 @@ import Testing
         let cache = try ObjectCache<String, String>(directory: directory.url)
         try cache.set("v", forKey: "k")
         try cache.close()
-        for call in [{ try cache.set("w", forKey: "k") }, { _ = try cache.removePermanently(forKey: "k") }] {
+        for call in [{ try cache.set("w", forKey: "k") }, { _ = try cache.removeValue(forKey: "k") }] {
             do {
                 try call()
                 Issue.record("a closed cache accepted a call")
@@ -128,14 +130,15 @@ import Testing
     @Test func aReadOnlyObjectCacheReadsAndRefusesWrites() throws {
         let clock = TestClock()
         do {
-            let writer = try ObjectCache<String, String>(directory: directory.url, clock: clock.function)
+            let writer = try ObjectCache<String, String>(
+                directory: directory.url, configuration: .init(clock: clock.function))
             try writer.set("kept", forKey: "a")
             try writer.set("short-lived", forKey: "b", expiresAfter: .seconds(5))
             try writer.close()
         }
         clock.advance(by: 10)
         let reader = try ObjectCache<String, String>(
-            directory: directory.url, clock: clock.function, diskOptions: DiskLRUCache.Options(readOnly: true))
+            directory: directory.url, configuration: .init(isReadOnly: true, clock: clock.function))
         #expect(reader.isReadOnly)
         #expect(try reader.value(forKey: "a") == "kept")
         #expect(try reader.value(forKey: "b") == nil)  // expired: a miss, and nothing is removed
@@ -145,10 +148,11 @@ import Testing
         } catch let error as ObjectCacheError {
             #expect((error.cause as? CacheError)?.code == .readOnly)
         }
-        reader["c"] = "ignored"
+        reader.setUnsaved("ignored", forKey: "c")
         #expect(!reader.hasUnsavedValue(forKey: "c"))
         try reader.close()
-        let writer = try ObjectCache<String, String>(directory: directory.url, clock: clock.function)
+        let writer = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(clock: clock.function))
         #expect(writer.count == 2)  // b is still on disk: the reader removed nothing
     }
 

@@ -82,10 +82,10 @@ let sampleNote = Note(
         ("xml plist", ObjectCacheFormat.propertyList(.xml)),
     ])
     func roundTripsInEveryFormat(name: String, format: ObjectCacheFormat) throws {
-        let cache = try ObjectCache<String, Note>(directory: directory.url, format: format)
+        let cache = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(format: format))
         try cache.set(sampleNote, forKey: "n")
         try cache.close()
-        let reopened = try ObjectCache<String, Note>(directory: directory.url, format: format)
+        let reopened = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(format: format))
         #expect(try reopened.value(forKey: "n") == sampleNote)
         #expect(reopened.statistics.diskHits == 1)
         let payload = try engineSlot(1, of: "s:n", in: reopened)
@@ -97,11 +97,12 @@ let sampleNote = Note(
     }
 
     @Test func configuredEncodersAreUsed() throws {
-        let format = ObjectCacheFormat.json { encoder, decoder in
-            encoder.dateEncodingStrategy = .iso8601
-            decoder.dateDecodingStrategy = .iso8601
-        }
-        let cache = try ObjectCache<String, Note>(directory: directory.url, format: format)
+        var encoder = DirectJSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        var decoder = DirectJSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let format = ObjectCacheFormat.json(encoder: encoder, decoder: decoder)
+        let cache = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(format: format))
         try cache.set(sampleNote, forKey: "n")
         let payload = String(decoding: try engineSlot(1, of: "s:n", in: cache), as: UTF8.self)
         #expect(payload.contains("1970-01-01T00:16:40Z"))
@@ -136,7 +137,7 @@ let sampleNote = Note(
     @Test func hashCollisionIsAMissNeverAnotherKeysValue() throws {
         let events = LockedState<[String]>([])
         let cache = try ObjectCache<String, String>(
-            directory: directory.url, keyHasher: ConstantHasher(),
+            directory: directory.url, configuration: .init(keyHasher: ConstantHasher()),
             eventHandler: { event in if case .hashCollision(let key) = event { events.withLock { $0.append(key) } } })
         try cache.set("value of a", forKey: "a")
         cache.clearMemory()
@@ -152,12 +153,12 @@ let sampleNote = Note(
     @Test func writeBackKeepsUnsavedValuesUntilSaveAndACrashLosesOnlyThose() throws {
         do {
             let cache = try ObjectCache<String, String>(directory: directory.url)
-            cache["saved"] = "one"
-            cache["unsaved"] = "two"
+            cache.setUnsaved("one", forKey: "saved")
+            cache.setUnsaved("two", forKey: "unsaved")
             #expect(cache.hasUnsavedValue(forKey: "saved"))
             #expect(try cache.value(forKey: "unsaved") == "two")
             #expect(try cache.disk.keys().isEmpty)  // nothing on disk yet
-            try cache.save("saved")
+            try cache.save(forKey: "saved")
             #expect(!cache.hasUnsavedValue(forKey: "saved"))
             #expect(cache.hasUnsavedValue(forKey: "unsaved"))
             // Dropped without close() or save(): like a crash.
@@ -169,7 +170,7 @@ let sampleNote = Note(
 
     @Test func saveWritesEveryUnsavedValue() throws {
         let cache = try ObjectCache<Int, String>(directory: directory.url)
-        for i in 0..<10 { cache[i] = "v\(i)" }
+        for i in 0..<10 { cache.setUnsaved("v\(i)", forKey: i) }
         try cache.save()
         #expect(cache.statistics.saves == 10)
         try cache.close()
@@ -178,7 +179,7 @@ let sampleNote = Note(
     }
 
     @Test func aTierWithNoRoomKeepsNothingAndNeverServesAStaleValue() throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 0)
+        let cache = try ObjectCache<String, String>(directory: directory.url, configuration: .init(memoryLimit: 0))
         try cache.set("one", forKey: "k")
         #expect(cache.memoryCount == 0)
         #expect(try cache.value(forKey: "k") == "one")
@@ -198,8 +199,8 @@ let sampleNote = Note(
     }
 
     @Test func aWriteThroughReplacesAnUnsavedValueInMemory() throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10)
-        cache["k"] = "unsaved"
+        let cache = try ObjectCache<String, String>(directory: directory.url, configuration: .init(memoryLimit: 10))
+        cache.setUnsaved("unsaved", forKey: "k")
         #expect(cache.hasUnsavedValue(forKey: "k"))
         try cache.set("written", forKey: "k")
         #expect(!cache.hasUnsavedValue(forKey: "k"))
@@ -211,8 +212,8 @@ let sampleNote = Note(
 
     @Test func memoryEvictionSavesUnsavedValuesFirst() throws {
         do {
-            let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: 2)
-            for i in 0..<6 { cache[i] = "v\(i)" }
+            let cache = try ObjectCache<Int, String>(directory: directory.url, configuration: .init(memoryLimit: 2))
+            for i in 0..<6 { cache.setUnsaved("v\(i)", forKey: i) }
             #expect(cache.memoryCount == 2)
             #expect(cache.statistics.memoryEvictions == 4)
             #expect(try cache.disk.keys().count == 4)
@@ -229,13 +230,13 @@ let sampleNote = Note(
             directory: directory.url,
             eventHandler: { event in if case .saveFailed(let key, _) = event { failedSaves.withLock { $0.append(key) } }
             })
-        cache["a"] = "A"
+        cache.setUnsaved("A", forKey: "a")
         cache.clearMemory()
         #expect(cache.memoryCount == 0)
         #expect(try cache.value(forKey: "a") == "A")
         #expect(cache.statistics.diskHits == 1)
 
-        cache["b"] = "B"
+        cache.setUnsaved("B", forKey: "b")
         try cache.disk.close()  // every disk write fails from now on
         #expect(throws: ObjectCacheError.self) { try cache.save() }
         cache.clearMemory(forKey: "b")
@@ -248,7 +249,8 @@ let sampleNote = Note(
     }
 
     @Test func memoryByteLimitBoundsSavedValues() throws {
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: 100, memoryByteLimit: 100)
+        let cache = try ObjectCache<Int, String>(
+            directory: directory.url, configuration: .init(memoryLimit: 100, memoryByteLimit: 100))
         for i in 0..<10 { try cache.set(String(repeating: "x", count: 30), forKey: i) }
         #expect(cache.memoryCount == 3)  // 32 encoded bytes each
         #expect(try cache.value(forKey: 0) != nil)  // still on disk
@@ -277,7 +279,7 @@ let sampleNote = Note(
     @Test func entriesExpireByTheInjectedClock() throws {
         let clock = TestClock()
         let cache = try ObjectCache<String, String>(
-            directory: directory.url, defaultTimeToLive: .seconds(3600), clock: clock.function)
+            directory: directory.url, configuration: .init(defaultTimeToLive: .seconds(3600), clock: clock.function))
         try cache.set("short", forKey: "a", expiresAfter: .seconds(60))
         try cache.set("default", forKey: "b")
         try cache.set("forever?", forKey: "c", expiresAfter: .seconds(86_400))
@@ -313,10 +315,11 @@ let sampleNote = Note(
     }
 
     @Test func entriesInAnotherFormatAreMissesAndReplaced() throws {
-        let json = try ObjectCache<String, Note>(directory: directory.url, format: .json)
+        let json = try ObjectCache<String, Note>(directory: directory.url, configuration: .init(format: .json))
         try json.set(sampleNote, forKey: "n")
         try json.close()
-        let plist = try ObjectCache<String, Note>(directory: directory.url, format: .propertyList(.binary))
+        let plist = try ObjectCache<String, Note>(
+            directory: directory.url, configuration: .init(format: .propertyList(.binary)))
         #expect(try plist.value(forKey: "n") == nil)
         try plist.set(sampleNote, forKey: "n")
         plist.clearMemory()
@@ -337,10 +340,10 @@ let sampleNote = Note(
     }
 
     @Test func schemaVersionBumpStartsEmpty() throws {
-        let v1 = try ObjectCache<String, String>(directory: directory.url, schemaVersion: 1)
+        let v1 = try ObjectCache<String, String>(directory: directory.url, configuration: .init(schemaVersion: 1))
         try v1.set("old", forKey: "k")
         try v1.close()
-        let v2 = try ObjectCache<String, String>(directory: directory.url, schemaVersion: 2)
+        let v2 = try ObjectCache<String, String>(directory: directory.url, configuration: .init(schemaVersion: 2))
         #expect(try v2.value(forKey: "k") == nil)
         #expect(v2.disk.recoveryReport.wasWiped)
     }
@@ -365,11 +368,11 @@ let sampleNote = Note(
     @Test func removePermanentlyAndRemoveAll() throws {
         let cache = try ObjectCache<String, String>(directory: directory.url)
         try cache.set("1", forKey: "a")
-        cache["b"] = "2"
-        #expect(try cache.removePermanently(forKey: "a"))
+        cache.setUnsaved("2", forKey: "b")
+        #expect(try cache.removeValue(forKey: "a"))
         #expect(try cache.value(forKey: "a") == nil)
-        #expect(try !cache.removePermanently(forKey: "zzz"))
-        cache["a"] = nil
+        #expect(try !cache.removeValue(forKey: "zzz"))
+        #expect(try !cache.removeValue(forKey: "a"))
         try cache.set("3", forKey: "c")
         try cache.removeAll()
         #expect(cache.memoryCount == 0)
@@ -378,7 +381,7 @@ let sampleNote = Note(
     }
 
     @Test func concurrentReadersAndWritersFromManyTasks() async throws {
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: 8)
+        let cache = try ObjectCache<Int, String>(directory: directory.url, configuration: .init(memoryLimit: 8))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
@@ -386,7 +389,7 @@ let sampleNote = Note(
                         let key = (worker * 7 + step) % 16
                         switch step % 4 {
                         case 0: try await cache.set("\(key)", forKey: key)
-                        case 1: cache[key] = "\(key)"
+                        case 1: cache.setUnsaved("\(key)", forKey: key)
                         case 2:
                             if let value = try await cache.value(forKey: key) { #expect(value == "\(key)") }
                         default: try await cache.save()
@@ -398,7 +401,7 @@ let sampleNote = Note(
         }
         try await cache.save()
         cache.clearMemory()
-        for key in cache.keys() { #expect(try await cache.value(forKey: key) == "\(key)") }
+        for key in try await cache.keys() { #expect(try await cache.value(forKey: key) == "\(key)") }
     }
 }
 

@@ -9,14 +9,14 @@ import Testing
 
     @Test(arguments: bothStorages) func writeAndReadEntry(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, storage: storage)
-        let creator = try #require(try cache.edit("k1"))
+        let creator = try #require(try cache.edit(forKey: "k1"))
         try creator.setString("ABC", at: 0)
         try creator.setString("DE", at: 1)
         #expect(try creator.data(at: 0) == nil)
         try creator.commit()
         let snapshot = try #require(try cache.snapshot(forKey: "k1"))
         #expect(snapshot.key == "k1")
-        #expect(snapshot.string(at: 0, encoding: .utf8) == "ABC")
+        #expect(try snapshot.readString(at: 0, encoding: .utf8) == "ABC")
         #expect(snapshot.length(at: 0) == 3)
         #expect(snapshot.length(at: 1) == 2)
         #expect(snapshot.lengths == [3, 2])
@@ -30,7 +30,7 @@ import Testing
         throws
     {
         let cache = try openCache(directory.url, storage: storage)
-        let creator = try #require(try cache.edit("k1"))
+        let creator = try #require(try cache.edit(forKey: "k1"))
         try creator.setString("A", at: 1)
         expectError(.incompleteEntry) { try creator.commit() }
         #expect(try JournalFixture.fileNamesBesideSegments(in: directory.url) == ["journal", "journal.lock"])
@@ -45,7 +45,7 @@ import Testing
         try cache.set("k1", "A", "B")
         try cache.setPartialData([0: Data("C".utf8)], forKey: "k1")
         #expect(try cache.strings("k1") == ["C", "B"])
-        let updater = try #require(try cache.edit("k1"))
+        let updater = try #require(try cache.edit(forKey: "k1"))
         #expect(try updater.data(at: 1) == Data("B".utf8))
         try updater.setString("D", at: 1)
         try updater.commit()
@@ -65,7 +65,7 @@ import Testing
         let cache = try openCache(directory.url, storage: storage)
         expectError(.wrongValueCount) { try cache.setData([Data()], forKey: "k") }
         expectError(.wrongValueCount) { try cache.setData([Data(), Data(), Data()], forKey: "k") }
-        let editor = try #require(try cache.edit("k"))
+        let editor = try #require(try cache.edit(forKey: "k"))
         expectError(.slotOutOfRange) { try editor.setData(Data(), at: 2) }
         expectError(.slotOutOfRange) { try editor.setData(Data(), at: -1) }
         expectError(.slotOutOfRange) { try editor.data(at: 5) }
@@ -74,29 +74,29 @@ import Testing
 
     @Test(arguments: bothStorages) func secondEditorOnSameKeyIsRefused(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, storage: storage)
-        let first = try #require(try cache.edit("k1"))
-        #expect(try cache.edit("k1") == nil)
+        let first = try #require(try cache.edit(forKey: "k1"))
+        #expect(try cache.edit(forKey: "k1") == nil)
         expectError(.editInProgress) { try cache.set("k1", "a", "b") }
         try cache.set("k2", "other", "key")  // other keys are unaffected
         first.abort()
-        #expect(try cache.edit("k1") != nil)
+        #expect(try cache.edit(forKey: "k1") != nil)
     }
 
     @Test(arguments: bothStorages) func editorDroppedWithoutCommitAborts(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
         do {
-            let editor = try #require(try cache.edit("k1"))
+            let editor = try #require(try cache.edit(forKey: "k1"))
             try editor.setString("changed", at: 0)
         }
         #expect(try cache.strings("k1") == ["A", "B"])
-        #expect(try cache.edit("k1") != nil)  // released
+        #expect(try cache.edit(forKey: "k1") != nil)  // released
         #expect(!JournalFixture.fileExists("k1.0.tmp", in: directory.url))
     }
 
     @Test(arguments: bothStorages) func finishedEditorCannotBeUsed(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, storage: storage)
-        let editor = try #require(try cache.edit("k1"))
+        let editor = try #require(try cache.edit(forKey: "k1"))
         try editor.setString("A", at: 0)
         try editor.setString("B", at: 1)
         try editor.commit()
@@ -116,9 +116,9 @@ import Testing
         #expect(try cache.strings("k1") == ["CCcc", "DDdd"])
         #expect(try reader.read(upToCount: 10) == Data("aa".utf8))
         #expect(try reader.read(upToCount: 10).isEmpty)
-        #expect(old.string(at: 1) == "BBbb")
-        try cache.remove("k1")
-        #expect(old.string(at: 0) == "AAaa")
+        #expect(try old.readString(at: 1) == "BBbb")
+        try cache.removeValue(forKey: "k1")
+        #expect(try old.readString(at: 0) == "AAaa")
     }
 
     @Test(arguments: bothStorages) func snapshotEditOnlyWhileUnchanged(storage: DiskLRUCache.Storage) throws {
@@ -133,7 +133,7 @@ import Testing
         #expect(try cache.strings("a") == ["a", "a2"])
         #expect(try snapshot.edit() == nil)  // committed since
         let fresh = try #require(try cache.snapshot(forKey: "a"))
-        try cache.remove("a")
+        try cache.removeValue(forKey: "a")
         try cache.set("a", "new", "entry")
         #expect(try fresh.edit() == nil)  // removed and recreated since
     }
@@ -141,7 +141,7 @@ import Testing
     @Test(arguments: bothStorages) func streamingWriteAndReadOfALargeValue(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, storage: storage)
         let chunk = Data((0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let editor = try #require(try cache.edit("big"))
+        let editor = try #require(try cache.edit(forKey: "big"))
         try editor.write(at: 0) { writer in
             for _ in 0..<40 { try writer.write(chunk) }
             #expect(writer.count == 40 * chunk.count)
@@ -169,7 +169,7 @@ import Testing
     ) throws {
         struct Stop: Error {}
         let cache = try openCache(directory.url, storage: storage)
-        let editor = try #require(try cache.edit("k"))
+        let editor = try #require(try cache.edit(forKey: "k"))
         #expect(throws: Stop.self) {
             try editor.write(at: 0) { writer in
                 try writer.write(Data("x".utf8))
@@ -186,7 +186,7 @@ import Testing
     ) throws {
         let cache = try openCache(directory.url, storage: storage)
         try cache.set("k", "old0", "old1")
-        let editor = try #require(try cache.edit("k"))
+        let editor = try #require(try cache.edit(forKey: "k"))
         try editor.write(at: 0) { writer in
             try writer.write(Data("new0".utf8))
             // The editor's lock is not held here: each call answers at once.
@@ -204,7 +204,7 @@ import Testing
     ) throws {
         let cache = try openCache(directory.url, storage: storage)
         try cache.set("k", "old0", "old1")
-        let editor = try #require(try cache.edit("k"))
+        let editor = try #require(try cache.edit(forKey: "k"))
         try editor.write(at: 0) { writer in
             try writer.write(Data("new0".utf8))
             editor.abort()
@@ -213,17 +213,17 @@ import Testing
         #expect(try cache.strings("k") == ["old0", "old1"])
         #expect(!JournalFixture.fileExists("k.0.tmp", in: directory.url))
         // The key is free again: the abort released it.
-        #expect(try cache.edit("k") != nil)
+        #expect(try cache.edit(forKey: "k") != nil)
     }
 
     @Test(arguments: bothStorages) func removeDuringAPartialEditLeavesNoEntry(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
-        let editor = try #require(try cache.edit("k1"))
+        let editor = try #require(try cache.edit(forKey: "k1"))
         try editor.setString("C", at: 0)
-        #expect(try cache.remove("k1"))
+        #expect(try cache.removeValue(forKey: "k1"))
         #expect(try cache.snapshot(forKey: "k1") == nil)
-        #expect(try cache.edit("k1") == nil)  // the editor still holds the key: no second one
+        #expect(try cache.edit(forKey: "k1") == nil)  // the editor still holds the key: no second one
         expectError(.incompleteEntry) { try editor.commit() }
         #expect(try cache.snapshot(forKey: "k1") == nil)
         #expect(try JournalFixture.fileNamesBesideSegments(in: directory.url) == ["journal", "journal.lock"])
@@ -236,9 +236,9 @@ import Testing
     {
         let cache = try openCache(directory.url, storage: storage)
         try cache.set("k1", "A", "B")
-        let editor = try #require(try cache.edit("k1"))
+        let editor = try #require(try cache.edit(forKey: "k1"))
         try editor.setString("C", at: 0)
-        #expect(try cache.remove("k1"))
+        #expect(try cache.removeValue(forKey: "k1"))
         try editor.setString("D", at: 1)
         try editor.commit()
         #expect(try cache.strings("k1") == ["C", "D"])
@@ -258,12 +258,12 @@ import Testing
         try cache.snapshot(forKey: "a")?.close()
         #expect(try cache.keys() == ["b", "c", "a"])
         let sequence = try cache.snapshots()
-        try cache.remove("c")
-        let seen = sequence.map { snapshot in snapshot.key + "=" + (snapshot.string(at: 1) ?? "?") }
+        try cache.removeValue(forKey: "c")
+        let seen = sequence.map { snapshot in snapshot.key + "=" + ((try? snapshot.readString(at: 1)) ?? "?") }
         #expect(seen == ["b=bb", "a=aa"])
         #expect(try cache.keys() == ["b", "a"])
-        #expect(try cache.contains("a"))
-        #expect(try !cache.contains("c"))
+        #expect(try cache.containsValue(forKey: "a"))
+        #expect(try !cache.containsValue(forKey: "c"))
     }
 
     @Test(arguments: bothStorages) func statisticsCountHitsMissesWritesAndRemovals(storage: DiskLRUCache.Storage) throws
@@ -274,7 +274,7 @@ import Testing
         _ = try cache.data(forKey: "a")
         _ = try cache.data(forKey: "zz")
         _ = try cache.data(forKey: "zz")
-        try cache.remove("b")
+        try cache.removeValue(forKey: "b")
         let statistics = cache.statistics
         #expect(statistics.hitCount == 1)
         #expect(statistics.missCount == 2)

@@ -54,12 +54,12 @@ import Darwin
         // journal is broken.
         expectError(.ioFailure) { try cache.set("b", "b", "b") }
         #expect(cache.hasJournalErrors)
-        expectError(.journalUnavailable) { try cache.edit("b") }
+        expectError(.journalUnavailable) { try cache.edit(forKey: "b") }
         expectError(.journalUnavailable) { try cache.set("c", "c", "c") }
         fileSystem.failCalls(named: ["write"], errno: EIO, pathContaining: nil)  // opening works again
         #expect(try cache.strings("a") == ["a", "a"])  // reads keep working
         // A removal still frees its space: the files go first, then the entry.
-        #expect(try cache.remove("z"))
+        #expect(try cache.removeValue(forKey: "z"))
         #expect(!JournalFixture.fileExists("z.0", in: directory.url))
         #expect(try cache.strings("z") == nil)
         #expect(cache.hasJournalErrors)
@@ -77,7 +77,7 @@ import Darwin
         try cache.set("k1", "A", "B")
         try cache.set("k2", "C", "D")
         fileSystem.failCalls(named: ["unlink"], errno: EIO, pathContaining: "/k1.0")
-        #expect(try cache.remove("k1"))  // removed from the index; k1.0 could not be deleted
+        #expect(try cache.removeValue(forKey: "k1"))  // removed from the index; k1.0 could not be deleted
         fileSystem.heal()
         // Enough reads for the journal to be rebuilt: k1's REMOVE line would be compacted away.
         for _ in 0..<2_100 { _ = try cache.strings("k2") }
@@ -110,7 +110,7 @@ import Darwin
         // The failed editor let go of the key.
         try cache.set("k", "again0", "again1")
         #expect(try cache.strings("k") == ["again0", "again1"])
-        try cache.remove("k")
+        try cache.removeValue(forKey: "k")
         try cache.close()
         #expect(try openCache(directory.url).strings("k") == nil)
     }
@@ -119,7 +119,7 @@ import Darwin
         let cache = try open()
         // Fail the 5th call of a set: open, write, close, open, write, close for the two values,
         // then DIRTY was written before; the first journal write after the renames is CLEAN.
-        let editor = try #require(try cache.edit("k"))
+        let editor = try #require(try cache.edit(forKey: "k"))
         try editor.setString("a", at: 0)
         try editor.setString("b", at: 1)
         fileSystem.failCalls(named: ["write"], errno: EIO, pathContaining: nil)

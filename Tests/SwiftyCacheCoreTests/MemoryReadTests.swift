@@ -108,7 +108,7 @@ import Glibc
         try packed.close()
         let reader = try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
-            options: .init(readOnly: true, storage: .packed(inlineLimit: 4)), fileSystem: fileSystem)
+            options: .init(isReadOnly: true, storage: .packed(inlineLimit: 4)), fileSystem: fileSystem)
         guard case .needsIO = try reader.dataIfInMemory(forKey: "k") else {
             Issue.record("a read-only cache reads the writer's journal: I/O")
             return

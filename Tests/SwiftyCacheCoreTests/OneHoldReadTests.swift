@@ -41,6 +41,6 @@ import Glibc
         #expect(cache.statistics.hitCount == 0)
         #expect(cache.statistics.missCount == 1)
         #expect(cache.statistics.corruptRecordCount == 1)
-        #expect(try !cache.contains("k1"))
+        #expect(try !cache.containsValue(forKey: "k1"))
     }
 }

@@ -11,7 +11,7 @@ import Testing
     func openReader() throws -> DiskLRUCache {
         try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 10,
-            options: DiskLRUCache.Options(readOnly: true))
+            options: DiskLRUCache.Options(isReadOnly: true))
     }
 
     /// Every file's name and bytes.
@@ -33,15 +33,15 @@ import Testing
         #expect(try reader.strings("k1") == ["A", "BC"])
         #expect(reader.size == 5)
         if let snapshot = try reader.snapshot(forKey: "k2") {
-            #expect(snapshot.string(at: 0) == "D")
+            #expect(try snapshot.readString(at: 0) == "D")
             expectError(.readOnly) { try snapshot.edit() }
         } else {
             Issue.record("no snapshot of k2")
         }
         expectError(.readOnly) { try reader.set("k3", "x", "y") }
         expectError(.readOnly) { try reader.setPartialData([0: Data("x".utf8)], forKey: "k1") }
-        expectError(.readOnly) { try reader.edit("k1") }
-        expectError(.readOnly) { try reader.remove("k1") }
+        expectError(.readOnly) { try reader.edit(forKey: "k1") }
+        expectError(.readOnly) { try reader.removeValue(forKey: "k1") }
         expectError(.readOnly) { try reader.evictAll() }
         expectError(.readOnly) { try reader.flush() }
         expectError(.readOnly) { try reader.setMaxSize(1) }
@@ -58,7 +58,7 @@ import Testing
         try writer.set("k2", "two", "two")
         let reader = try openReader()
         try writer.set("k1", "new", "new")  // same lengths, other bytes: must not be read as old
-        #expect(try writer.remove("k2"))
+        #expect(try writer.removeValue(forKey: "k2"))
         try writer.set("k3", "three", "3")
         #expect(try reader.strings("k1") == nil)
         #expect(try reader.strings("k2") == nil)
@@ -91,7 +91,7 @@ import Testing
         expectError(.invalidConfiguration) {
             try DiskLRUCache(
                 directory: missing, appVersion: 1, valueCount: 1, maxSize: 10,
-                options: DiskLRUCache.Options(readOnly: true))
+                options: DiskLRUCache.Options(isReadOnly: true))
         }
         #expect(!FileManager.default.fileExists(atPath: missing.path(percentEncoded: false)))
     }

@@ -18,7 +18,7 @@ import Testing
                     if worker % 2 == 0 {
                         try cache.set("k", "\(step)", "\(step)")
                     } else {
-                        try cache.remove("k")
+                        try cache.removeValue(forKey: "k")
                     }
                 } catch let error as CacheError where error.code == .editInProgress {
                     // Two setData calls on one key at the same moment: documented.

@@ -92,7 +92,7 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// Faults injected so far.
     package var injectedFaults: Int { plan.withLock { $0.injectedFaults } }
 
-    private func check(_ name: String, path: String? = nil) throws(SystemCallError) {
+    private func check(_ name: String, path: String? = nil) throws(SystemCallFailure) {
         let failure: Int32? = plan.withLock { plan in
             plan.callCount += 1
             plan.callsByName[name, default: 0] += 1
@@ -109,114 +109,115 @@ package final class FaultInjectingFileSystem: FileSystem {
             }
             return nil
         }
-        if let failure { throw SystemCallError(call: name, errno: failure) }
+        if let failure { throw SystemCallFailure(call: name, errno: failure) }
     }
 
-    package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+    package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallFailure) -> Int32 {
         try check("open", path: path)
         return try base.open(path, flags: flags, mode: mode)
     }
-    package func close(_ fd: Int32) throws(SystemCallError) {
+    package func close(_ fd: Int32) throws(SystemCallFailure) {
         // A close always releases the descriptor, even when it reports an error.
         defer { try? base.close(fd) }
         try check("close")
     }
-    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallFailure) -> Int {
         let hold = plan.withLock { plan -> CallHold? in
             guard let (threshold, hold) = plan.writeHold, buffer.count > threshold else { return nil }
             plan.writeHold = nil
             return hold
         }
         if let hold, let errno = hold.holdAndWaitForRelease() {
-            throw SystemCallError(call: "write", errno: errno)
+            throw SystemCallFailure(call: "write", errno: errno)
         }
         try check("write")
         return try base.write(fd, buffer)
     }
-    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError)
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+        throws(SystemCallFailure)
         -> Int
     {
         try check("read")
         return try base.read(fd, into: buffer, at: offset)
     }
     package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
-        throws(SystemCallError) -> Int?
+        throws(SystemCallFailure) -> Int?
     {
         guard plan.withLock({ $0.pageCache }) == .holdsEverything else { return nil }
         try check("preadv2")
         return try base.read(fd, into: buffer, at: offset)
     }
-    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallError) -> Int32? {
+    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallFailure) -> Int32? {
         guard plan.withLock({ $0.pageCache }) == .holdsEverything else { return nil }
         let name = String(cString: path)
         try check("openat2", path: name)
         return try base.open(name, flags: flags, mode: 0)
     }
-    package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
+    package func size(of fd: Int32) throws(SystemCallFailure) -> Int64 {
         try check("fstat")
         return try base.size(of: fd)
     }
-    package func identity(of fd: Int32) throws(SystemCallError) -> FileIdentity {
+    package func identity(of fd: Int32) throws(SystemCallFailure) -> FileIdentity {
         try check("fstat")
         return try base.identity(of: fd)
     }
-    package func fsync(_ fd: Int32) throws(SystemCallError) {
+    package func fsync(_ fd: Int32) throws(SystemCallFailure) {
         try check("fsync")
         try base.fsync(fd)
     }
-    package func rename(_ source: String, to destination: String) throws(SystemCallError) {
+    package func rename(_ source: String, to destination: String) throws(SystemCallFailure) {
         try check("rename", path: source)
         try base.rename(source, to: destination)
     }
-    package func availableSpace(atPath path: String) throws(SystemCallError) -> Int64 {
+    package func availableSpace(atPath path: String) throws(SystemCallFailure) -> Int64 {
         try check("statvfs", path: path)
         return try base.availableSpace(atPath: path)
     }
-    package func truncate(_ fd: Int32, to length: Int64) throws(SystemCallError) {
+    package func truncate(_ fd: Int32, to length: Int64) throws(SystemCallFailure) {
         try check("ftruncate")
         try base.truncate(fd, to: length)
     }
-    package func link(_ source: String, to destination: String) throws(SystemCallError) {
+    package func link(_ source: String, to destination: String) throws(SystemCallFailure) {
         try check("link", path: source)
         try base.link(source, to: destination)
     }
-    package func unlink(_ path: String) throws(SystemCallError) {
+    package func unlink(_ path: String) throws(SystemCallFailure) {
         let hold = plan.withLock { plan -> CallHold? in
             guard let (substring, hold) = plan.unlinkHold, path.contains(substring) else { return nil }
             plan.unlinkHold = nil
             return hold
         }
         if let hold, let errno = hold.holdAndWaitForRelease() {
-            throw SystemCallError(call: "unlink", errno: errno)
+            throw SystemCallFailure(call: "unlink", errno: errno)
         }
         try check("unlink", path: path)
         try base.unlink(path)
     }
-    package func mkdir(_ path: String, mode: UInt32) throws(SystemCallError) {
+    package func mkdir(_ path: String, mode: UInt32) throws(SystemCallFailure) {
         try check("mkdir", path: path)
         try base.mkdir(path, mode: mode)
     }
-    package func rmdir(_ path: String) throws(SystemCallError) {
+    package func rmdir(_ path: String) throws(SystemCallFailure) {
         try check("rmdir", path: path)
         try base.rmdir(path)
     }
-    package func lockExclusively(_ fd: Int32) throws(SystemCallError) {
+    package func lockExclusively(_ fd: Int32) throws(SystemCallFailure) {
         try check("flock")
         try base.lockExclusively(fd)
     }
-    package func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String] {
+    package func contentsOfDirectory(_ path: String) throws(SystemCallFailure) -> [String] {
         try check("readdir", path: path)
         return try base.contentsOfDirectory(path)
     }
-    package func kind(of path: String) throws(SystemCallError) -> FileKind? {
+    package func kind(of path: String) throws(SystemCallFailure) -> FileKind? {
         try check("lstat", path: path)
         return try base.kind(of: path)
     }
-    package func status(atPath path: String) throws(SystemCallError) -> FileStatus? {
+    package func status(atPath path: String) throws(SystemCallFailure) -> FileStatus? {
         try check("lstat", path: path)
         return try base.status(atPath: path)
     }
-    package func status(of fd: Int32) throws(SystemCallError) -> FileStatus {
+    package func status(of fd: Int32) throws(SystemCallFailure) -> FileStatus {
         try check("fstat")
         return try base.status(of: fd)
     }

@@ -20,7 +20,7 @@ public import Foundation
 /// Input is RFC 8259 JSON in UTF-8. Hostile input is refused with a `DecodingError`: invalid
 /// UTF-8 or escapes, numbers out of the requested type's range, nesting deeper than 512 levels.
 /// The scan never recurses and its table takes at most about 12 bytes per input byte. Of
-/// duplicate keys in one object, which one is read is unspecified.
+/// duplicate keys in one object, the first is read, as Foundation reads it.
 ///
 /// A value type: copies are independent, and it is `Sendable`.
 public struct DirectJSONDecoder: Sendable {

@@ -66,12 +66,17 @@ final class JSONDecodingState {
 
     /// The value token of member `key` of the object at `object`, or `nil`.
     ///
+    /// Of members that share a name, the first is the one read, as Foundation's decoder reads
+    /// it (`{"a":"b","a":"c"}` is `["a": "b"]`), whatever order members are asked for in.
+    ///
     /// - Complexity: O(1) when members are asked for in the order they were written, or by
-    ///   hash in objects of more than ``walkLimit`` members; otherwise O(members).
+    ///   hash in objects of more than ``walkLimit`` members; otherwise O(members). The first
+    ///   lookup in an object of at most ``walkLimit`` members also compares its names pairwise,
+    ///   once (at most 120 comparisons, most of them ended by the lengths).
     func member(_ key: some CodingKey, in object: Int, convertsKeys: Bool) -> Int? {
         let count = Int(tokens[object].end)
         guard count > 0 else { return nil }
-        if count > Self.walkLimit || (convertsKeys && options.convertsKeys) {
+        if count > Self.walkLimit || (convertsKeys && options.convertsKeys) || hasDuplicateNames(object) {
             return memberIndex(of: object, convertsKeys: convertsKeys)[key.stringValue]
         }
         var name = key.stringValue
@@ -89,6 +94,47 @@ final class JSONDecodingState {
                 keyToken = following
             }
             return nil
+        }
+    }
+
+    /// Whether two members of `object` share a name, worked out on the first lookup and kept in
+    /// the object's flags. The walk from the cursor would find a later duplicate before an
+    /// earlier one; such objects are read through ``memberIndex(of:convertsKeys:)``, first wins.
+    private func hasDuplicateNames(_ object: Int) -> Bool {
+        let flags = tokens[object].flags
+        if flags & JSONToken.namesChecked != 0 { return flags & JSONToken.hasDuplicateNames != 0 }
+        var duplicated = false
+        let end = Int(tokens[object].next)
+        var first = object + 1
+        outer: while first < end {
+            var second = Int(tokens[first + 1].next)
+            while second < end {
+                if sameName(first, second) {
+                    duplicated = true
+                    break outer
+                }
+                second = Int(tokens[second + 1].next)
+            }
+            first = Int(tokens[first + 1].next)
+        }
+        tokens[object].flags |= JSONToken.namesChecked | (duplicated ? JSONToken.hasDuplicateNames : 0)
+        return duplicated
+    }
+
+    /// Whether the keys at tokens `a` and `b` spell the same name.
+    private func sameName(_ a: Int, _ b: Int) -> Bool {
+        let left = tokens[a]
+        let right = tokens[b]
+        if (left.flags | right.flags) & JSONToken.hasEscapes != 0 {
+            return (try? string(at: a)) == (try? string(at: b))
+        }
+        let length = Int(left.end) - Int(left.start)
+        guard length == Int(right.end) - Int(right.start) else { return false }
+        return bytes.withUnsafeBufferPointer { all in
+            for offset in 0..<length where all[Int(left.start) + offset] != all[Int(right.start) + offset] {
+                return false
+            }
+            return true
         }
     }
 

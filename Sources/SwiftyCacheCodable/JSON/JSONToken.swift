@@ -10,7 +10,8 @@ struct JSONToken {
     }
 
     var kind: Kind
-    /// For a string: ``hasEscapes``. For a number: ``isPlainInteger``.
+    /// For a string: ``hasEscapes``. For a number: ``isPlainInteger``. For an object:
+    /// ``namesChecked`` and ``hasDuplicateNames``.
     var flags: UInt8
     /// A string's first byte after the quote; a number's first byte; a container's bracket.
     var start: UInt32
@@ -26,6 +27,10 @@ struct JSONToken {
 
     static let hasEscapes: UInt8 = 1
     static let isPlainInteger: UInt8 = 1
+    /// For an object: whether ``hasDuplicateNames`` has been worked out.
+    static let namesChecked: UInt8 = 2
+    /// For an object: two of its members share a name (the first one is read, as Foundation does).
+    static let hasDuplicateNames: UInt8 = 4
     static let noParent = UInt32.max
 
     var isContainer: Bool { kind == .object || kind == .array }

@@ -53,7 +53,7 @@ enum KeyNaming: String {
             return naming
         }
         let naming: KeyNaming = disk.count > 0 ? .sha256 : .xxHash128
-        guard !disk.options.readOnly else { return naming }
+        guard !disk.options.isReadOnly else { return naming }
         do {
             try fileSystem.replaceSmallFile(atPath: path, in: directoryPath, with: Array((naming.rawValue + "\n").utf8))
         } catch {

@@ -11,8 +11,8 @@ public import Foundation
 /// a value the newest; a hit only sets the value's reference bit (``ReferenceBits``), so that
 /// readers write nothing shared; eviction walks from the eldest and moves a value whose bit is
 /// set to the newest end, clearing the bit, instead of evicting it. A value read since eviction
-/// last passed it therefore outlives every value not read since. Values written with the
-/// subscript are *unsaved* until saved; the tier never drops an unsaved value: it hands it back
+/// last passed it therefore outlives every value not read since. Values written with
+/// `setUnsaved` are *unsaved* until saved; the tier never drops an unsaved value: it hands it back
 /// for saving instead.
 ///
 /// Guarded by one stripe's ``ReadMostlyLock``: the non-mutating reads (``freshValue(_:hash:clock:)``,

@@ -2,7 +2,7 @@ import SwiftyCacheCore
 
 extension ObjectCache {
     /// The changes to the cache's values from now on, as an `AsyncSequence` for one consumer:
-    /// sets (on disk, or in memory through the subscript, the moment they are made), removals,
+    /// sets (on disk, or in memory with `setUnsaved`, the moment they are made), removals,
     /// expiries found, evictions, and `removeAll()` as one ``ObjectCacheChange/Kind/cleared``.
     ///
     /// ```swift
@@ -32,7 +32,7 @@ extension ObjectCache {
 
     /// The value of `key` as it changes: its current value first, then its value after each
     /// change, `nil` once it is removed, expires or is evicted. A value set through the
-    /// subscript (in memory, unsaved) counts the moment it is set.
+    /// `setUnsaved` (in memory, unsaved) counts the moment it is set.
     ///
     /// ```swift
     /// for await note in notes.values(forKey: id) {

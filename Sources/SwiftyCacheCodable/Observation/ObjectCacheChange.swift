@@ -5,10 +5,10 @@ import SwiftyCacheCore
 public struct ObjectCacheChange<Key: Hashable & Sendable>: Sendable, Hashable {
     /// What happened to the value.
     public enum Kind: Sendable, Hashable {
-        /// A value was set: on disk (`set`), or in memory, unsaved (the subscript), the moment
+        /// A value was set: on disk (`set`), or in memory, unsaved (`setUnsaved`), the moment
         /// it was made.
         case set
-        /// The value was removed (`removePermanently`, setting `nil` through the subscript).
+        /// The value was removed (`removeValue(forKey:)`).
         case removed
         /// A read found the value expired, and dropped it.
         case expired

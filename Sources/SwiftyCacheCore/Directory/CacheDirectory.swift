@@ -92,7 +92,7 @@ struct CacheDirectory: Sendable {
     var newSegmentPath: String { path(CacheFileName.newSegment.name) }
 
     /// Flushes the directory itself, so that renames and creations in it survive a power loss.
-    func sync() throws(SystemCallError) {
+    func sync() throws(SystemCallFailure) {
         let fd = try fileSystem.open(path, flags: OpenFlags.directory, mode: 0)
         defer { try? fileSystem.close(fd) }
         try fileSystem.fsync(fd)

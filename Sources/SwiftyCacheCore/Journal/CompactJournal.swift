@@ -28,7 +28,7 @@ enum CompactJournal {
     static func write(
         _ table: EntryTable, prefix: [UInt8], format: Journal.Format, valueCount: Int, to file: Int32,
         with fileSystem: any FileSystem
-    ) throws(SystemCallError) {
+    ) throws(SystemCallFailure) {
         try fileSystem.writeAll(file, prefix)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(batchSize * 128)

@@ -58,7 +58,7 @@ final class JournalOutput: @unchecked Sendable {
     /// - Complexity: One `write(2)`; on a full disk, an `ftruncate`, an `unlink` and a second one.
     func append(
         _ bytes: [UInt8], to fd: Int32, with fileSystem: any FileSystem, reserve: SpaceReserve?
-    ) throws(SystemCallError) {
+    ) throws(SystemCallFailure) {
         do {
             try fileSystem.writeAll(fd, bytes)
         } catch  where error.errno == Errno.noSpace {

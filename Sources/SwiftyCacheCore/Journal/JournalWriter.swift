@@ -190,7 +190,7 @@ struct JournalWriter {
     /// first is no replace, so file systems do not flush it by themselves).
     ///
     /// - Complexity: O(bytes), and two `fsync`s.
-    mutating func replace(writing write: (Int32) throws(SystemCallError) -> Void) throws(CacheError) {
+    mutating func replace(writing write: (Int32) throws(SystemCallFailure) -> Void) throws(CacheError) {
         let newFile: Int32
         do {
             newFile = try writeTemporaryJournal(write)
@@ -208,7 +208,7 @@ struct JournalWriter {
     }
 
     /// `journal.tmp` as `write` wrote it, synced, open; nothing left of it when it fails.
-    private func writeTemporaryJournal(_ write: (Int32) throws(SystemCallError) -> Void) throws(SystemCallError)
+    private func writeTemporaryJournal(_ write: (Int32) throws(SystemCallFailure) -> Void) throws(SystemCallFailure)
         -> Int32
     {
         let newFile = try createTemporaryJournal()
@@ -224,7 +224,7 @@ struct JournalWriter {
     }
 
     /// Creates an empty `journal.tmp` for a rebuild and returns it open for writing.
-    private func createTemporaryJournal() throws(SystemCallError) -> Int32 {
+    private func createTemporaryJournal() throws(SystemCallFailure) -> Int32 {
         // A journal.tmp left by a crash, or planted as a link, is replaced, never followed.
         try fileSystem.removeFileIfPresent(directory.temporaryJournalPath)
         return try fileSystem.open(

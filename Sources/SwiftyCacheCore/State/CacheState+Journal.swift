@@ -29,7 +29,7 @@ extension CacheState {
         let format = journal.format
         let fileSystem = fileSystem
         let valueCount = valueCount
-        try journal.replace { [table] file throws(SystemCallError) in
+        try journal.replace { [table] file throws(SystemCallFailure) in
             try CompactJournal.write(
                 table, prefix: prefix, format: format, valueCount: valueCount, to: file, with: fileSystem)
         }

@@ -53,7 +53,7 @@ extension CacheState {
                 failure =
                     failure
                     ?? CacheError.ioFailure(
-                        SystemCallError(call: "unlink", errno: Errno.io), operation: operation,
+                        SystemCallFailure(call: "unlink", errno: Errno.io), operation: operation,
                         path: storage.path(key: key, slot: 0, staged: false), key: key)
                 continue
             }

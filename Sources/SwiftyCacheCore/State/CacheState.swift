@@ -44,7 +44,7 @@ struct CacheState {
     /// the cache's to sweep.
     var undeletedKeys: Set<String> = []
     var trashCounter = 0
-    /// Opened with ``DiskLRUCache/Options/readOnly``: nothing is ever written, created or
+    /// Opened with ``DiskLRUCache/Options/isReadOnly``: nothing is ever written, created or
     /// deleted, and each read is checked against what the writer appended since (`readOnlyView`).
     let isReadOnly: Bool
     /// For a read-only cache: the journal as replayed, and what changed in it since.

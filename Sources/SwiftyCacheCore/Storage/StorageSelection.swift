@@ -20,7 +20,7 @@ struct StorageSelection {
         switch (found, requested) {
         case (.packed, .packed):
             return StorageSelection(format: found, replayFormat: found)
-        case (.files, .packed) where options.migratesFileStorage && options.readOnly:
+        case (.files, .packed) where options.migratesFileStorage && options.isReadOnly:
             return StorageSelection(format: .files, replayFormat: .files)  // nothing is written: read it as it is
         case (.files, .packed) where options.migratesFileStorage:
             return StorageSelection(format: requested, replayFormat: .files)

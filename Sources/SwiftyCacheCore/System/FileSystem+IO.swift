@@ -3,21 +3,21 @@
 /// through the seam, so fault injection sees every call.
 extension FileSystem {
     /// Writes all of `bytes`, looping over short writes.
-    func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
+    func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallFailure) {
         var offset = 0
         while offset < bytes.count {
             let written = try write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
             // A write that makes no progress would loop forever; report it as an I/O error.
-            guard written > 0 else { throw SystemCallError(call: "write", errno: Errno.io) }
+            guard written > 0 else { throw SystemCallFailure(call: "write", errno: Errno.io) }
             offset += written
         }
     }
 
     /// Writes all of `bytes`.
-    func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemCallError) {
+    func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemCallFailure) {
         // A non-throwing closure: typed throws through `withUnsafeBytes` crashes Swift 6.3's IRGen.
-        let result: Result<Void, SystemCallError> = bytes.withUnsafeBytes { buffer in
-            do throws(SystemCallError) {
+        let result: Result<Void, SystemCallFailure> = bytes.withUnsafeBytes { buffer in
+            do throws(SystemCallFailure) {
                 try writeAll(fd, buffer)
                 return .success(())
             } catch {
@@ -28,7 +28,7 @@ extension FileSystem {
     }
 
     /// Reads a whole small file (the journal) into memory.
-    func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
+    func readWholeFile(_ path: String) throws(SystemCallFailure) -> [UInt8] {
         let fd = try open(path, flags: OpenFlags.readOnly, mode: 0)
         defer { try? close(fd) }
         var bytes: [UInt8] = []
@@ -47,7 +47,7 @@ extension FileSystem {
     }
 
     /// Removes a file, treating "already gone" as success.
-    func removeFileIfPresent(_ path: String) throws(SystemCallError) {
+    func removeFileIfPresent(_ path: String) throws(SystemCallFailure) {
         do {
             try unlink(path)
         } catch  where error.errno == Errno.noEntry {

@@ -11,11 +11,11 @@ import Darwin
 extension FileSystem {
     /// The contents of the file at `path`; `nil` when there is none.
     ///
-    /// - Throws: `SystemCallError` for a file that cannot be read or is larger than `limit`
+    /// - Throws: `SystemCallFailure` for a file that cannot be read or is larger than `limit`
     ///   bytes (`EFBIG`).
-    package func contentsOfSmallFile(atPath path: String, limit: Int) throws(SystemCallError) -> [UInt8]? {
+    package func contentsOfSmallFile(atPath path: String, limit: Int) throws(SystemCallFailure) -> [UInt8]? {
         let fd: Int32
-        do throws(SystemCallError) {
+        do throws(SystemCallFailure) {
             fd = try open(path, flags: OpenFlags.readOnly, mode: 0)
         } catch {
             if error.errno == ENOENT { return nil }
@@ -25,7 +25,7 @@ extension FileSystem {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 1)
         defer { buffer.deallocate() }
         let count = try readFully(fd, into: buffer, at: 0)
-        guard count <= limit else { throw SystemCallError(call: "read", errno: EFBIG) }
+        guard count <= limit else { throw SystemCallFailure(call: "read", errno: EFBIG) }
         return Array(buffer.prefix(count))
     }
 
@@ -33,18 +33,18 @@ extension FileSystem {
     /// written and synced under a temporary name, renamed over `path`, the directory synced.
     /// A crash leaves the old file or the new one, and at most a stray temporary file.
     package func replaceSmallFile(atPath path: String, in directory: String, with bytes: [UInt8])
-        throws(SystemCallError)
+        throws(SystemCallFailure)
     {
         let temporary = path + ".tmp"
         let fd = try open(temporary, flags: OpenFlags.createTruncate, mode: 0o644)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         defer { buffer.deallocate() }
         buffer.copyBytes(from: bytes)
-        do throws(SystemCallError) {
+        do throws(SystemCallFailure) {
             var written = 0
             while written < buffer.count {
                 let count = try write(fd, UnsafeRawBufferPointer(rebasing: buffer[written...]))
-                guard count > 0 else { throw SystemCallError(call: "write", errno: EIO) }
+                guard count > 0 else { throw SystemCallFailure(call: "write", errno: EIO) }
                 written += count
             }
             try fsync(fd)

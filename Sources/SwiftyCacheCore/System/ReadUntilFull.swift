@@ -26,10 +26,10 @@ extension FileSystem {
     /// Reads `buffer.count` bytes of `fd` from `offset`, fewer only at the file's end.
     ///
     /// - Complexity: One `pread` per short read.
-    func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError)
+    func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallFailure)
         -> Int
     {
-        try readUntilFull(buffer) { (rest, filled) throws(SystemCallError) -> Int? in
+        try readUntilFull(buffer) { (rest, filled) throws(SystemCallFailure) -> Int? in
             try read(fd, into: rest, at: offset + Int64(filled))
         } ?? 0
     }
@@ -39,9 +39,9 @@ extension FileSystem {
     ///
     /// - Complexity: One `preadv2` with `RWF_NOWAIT` per short read.
     func readFullyIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
-        throws(SystemCallError) -> Int?
+        throws(SystemCallFailure) -> Int?
     {
-        try readUntilFull(buffer) { (rest, filled) throws(SystemCallError) -> Int? in
+        try readUntilFull(buffer) { (rest, filled) throws(SystemCallFailure) -> Int? in
             try readIfCached(fd, into: rest, at: offset + Int64(filled))
         }
     }

@@ -13,47 +13,49 @@ package struct SystemFileSystem: FileSystem {
     package init() {}
 
     @inline(__always)
-    private func check(_ call: String, _ result: Int32) throws(SystemCallError) {
-        if result != 0 { throw SystemCallError(call: call, errno: errno) }
+    private func check(_ call: String, _ result: Int32) throws(SystemCallFailure) {
+        if result != 0 { throw SystemCallFailure(call: call, errno: errno) }
     }
 
-    package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
-        let result: Result<Int32, SystemCallError> = path.withCString { path in
-            do throws(SystemCallError) { return .success(try open(cString: path, flags: flags, mode: mode)) } catch {
+    package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallFailure) -> Int32 {
+        let result: Result<Int32, SystemCallFailure> = path.withCString { path in
+            do throws(SystemCallFailure) { return .success(try open(cString: path, flags: flags, mode: mode)) } catch {
                 return .failure(error)
             }
         }
         return try result.get()
     }
 
-    package func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallError) -> Int32 {
+    package func open(cString path: UnsafePointer<CChar>, flags: Int32, mode: UInt32) throws(SystemCallFailure) -> Int32
+    {
         while true {
             let fd = systemOpen(path, flags, mode_t(mode))
             if fd >= 0 { return fd }
-            if errno != EINTR { throw SystemCallError(call: "open", errno: errno) }
+            if errno != EINTR { throw SystemCallFailure(call: "open", errno: errno) }
         }
     }
 
-    package func close(_ fd: Int32) throws(SystemCallError) {
+    package func close(_ fd: Int32) throws(SystemCallFailure) {
         // Retrying close after EINTR is wrong on Linux: the descriptor is already gone.
-        if systemClose(fd) != 0 && errno != EINTR { throw SystemCallError(call: "close", errno: errno) }
+        if systemClose(fd) != 0 && errno != EINTR { throw SystemCallFailure(call: "close", errno: errno) }
     }
 
-    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallFailure) -> Int {
         while true {
             let n = systemWrite(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
-            if errno != EINTR { throw SystemCallError(call: "write", errno: errno) }
+            if errno != EINTR { throw SystemCallFailure(call: "write", errno: errno) }
         }
     }
 
-    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemCallError)
+    package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
+        throws(SystemCallFailure)
         -> Int
     {
         while true {
             let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
             if n >= 0 { return n }
-            if errno != EINTR { throw SystemCallError(call: "pread", errno: errno) }
+            if errno != EINTR { throw SystemCallFailure(call: "pread", errno: errno) }
         }
     }
 
@@ -62,7 +64,7 @@ package struct SystemFileSystem: FileSystem {
     /// start readahead of the missing pages before it refuses, and return them if that read
     /// completed at once (a fast device): the call still never sleeps waiting for it.
     package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
-        throws(SystemCallError) -> Int?
+        throws(SystemCallFailure) -> Int?
     {
         #if os(Linux)
         guard let preadv2 = systemPReadV2 else { return nil }
@@ -74,7 +76,7 @@ package struct SystemFileSystem: FileSystem {
             case EINTR: continue
             // Not in memory; or a kernel or file system without the flag.
             case EAGAIN, EOPNOTSUPP, EINVAL, ENOSYS: return nil
-            default: throw SystemCallError(call: "preadv2", errno: errno)
+            default: throw SystemCallFailure(call: "preadv2", errno: errno)
             }
         }
         #else
@@ -84,7 +86,7 @@ package struct SystemFileSystem: FileSystem {
 
     /// `openat2` with `RESOLVE_CACHED` (Linux 5.12 and later): `EAGAIN` when the lookup
     /// needs the disk, and `nil` where the call or the flag is not available.
-    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallError) -> Int32? {
+    package func openIfCached(cString path: UnsafePointer<CChar>, flags: Int32) throws(SystemCallFailure) -> Int32? {
         #if os(Linux)
         guard let syscall = systemSyscall else { return nil }
         var how = OpenHow(flags: UInt64(UInt32(bitPattern: flags)), mode: 0, resolve: Self.resolveCached)
@@ -99,7 +101,7 @@ package struct SystemFileSystem: FileSystem {
             case EINTR: continue
             // Not in the caches; or a kernel without openat2 or the flag.
             case EAGAIN, ENOSYS, EINVAL, E2BIG, EPERM: return nil
-            default: throw SystemCallError(call: "openat2", errno: errno)
+            default: throw SystemCallFailure(call: "openat2", errno: errno)
             }
         }
         #else
@@ -138,41 +140,41 @@ package struct SystemFileSystem: FileSystem {
     /// `RWF_NOWAIT` of `<linux/fs.h>`, a cast macro Swift does not import.
     private static let readNoWait: Int32 = 0x08
 
-    package func size(of fd: Int32) throws(SystemCallError) -> Int64 {
+    package func size(of fd: Int32) throws(SystemCallFailure) -> Int64 {
         var info = stat()
         try check("fstat", fstat(fd, &info))
         return Int64(info.st_size)
     }
 
-    package func identity(of fd: Int32) throws(SystemCallError) -> FileIdentity {
+    package func identity(of fd: Int32) throws(SystemCallFailure) -> FileIdentity {
         var info = stat()
         try check("fstat", fstat(fd, &info))
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
-    package func fsync(_ fd: Int32) throws(SystemCallError) {
+    package func fsync(_ fd: Int32) throws(SystemCallFailure) {
         while true {
             if systemFsync(fd) == 0 { return }
-            if errno != EINTR { throw SystemCallError(call: "fsync", errno: errno) }
+            if errno != EINTR { throw SystemCallFailure(call: "fsync", errno: errno) }
         }
     }
 
-    package func rename(_ source: String, to destination: String) throws(SystemCallError) {
+    package func rename(_ source: String, to destination: String) throws(SystemCallFailure) {
         let result = source.withCString { s in destination.withCString { d in systemRename(s, d) } }
         try check("rename", result)
     }
 
     package func rename(cString source: UnsafePointer<CChar>, to destination: UnsafePointer<CChar>)
-        throws(SystemCallError)
+        throws(SystemCallFailure)
     {
         try check("rename", systemRename(source, destination))
     }
 
-    package func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallError) {
+    package func unlink(cString path: UnsafePointer<CChar>) throws(SystemCallFailure) {
         try check("unlink", systemUnlink(path))
     }
 
-    package func availableSpace(atPath path: String) throws(SystemCallError) -> Int64 {
+    package func availableSpace(atPath path: String) throws(SystemCallFailure) -> Int64 {
         var info = statvfs()
         try check("statvfs", path.withCString { statvfs($0, &info) })
         let (bytes, overflow) = Int64(clamping: UInt64(info.f_bavail)).multipliedReportingOverflow(
@@ -180,40 +182,40 @@ package struct SystemFileSystem: FileSystem {
         return overflow ? Int64.max : bytes
     }
 
-    package func truncate(_ fd: Int32, to length: Int64) throws(SystemCallError) {
+    package func truncate(_ fd: Int32, to length: Int64) throws(SystemCallFailure) {
         while true {
             if ftruncate(fd, off_t(length)) == 0 { return }
-            if errno != EINTR { throw SystemCallError(call: "ftruncate", errno: errno) }
+            if errno != EINTR { throw SystemCallFailure(call: "ftruncate", errno: errno) }
         }
     }
 
-    package func link(_ source: String, to destination: String) throws(SystemCallError) {
+    package func link(_ source: String, to destination: String) throws(SystemCallFailure) {
         let result = source.withCString { s in destination.withCString { d in systemLink(s, d) } }
         try check("link", result)
     }
 
-    package func unlink(_ path: String) throws(SystemCallError) {
+    package func unlink(_ path: String) throws(SystemCallFailure) {
         try check("unlink", path.withCString { systemUnlink($0) })
     }
 
-    package func mkdir(_ path: String, mode: UInt32) throws(SystemCallError) {
+    package func mkdir(_ path: String, mode: UInt32) throws(SystemCallFailure) {
         try check("mkdir", path.withCString { systemMkdir($0, mode_t(mode)) })
     }
 
-    package func rmdir(_ path: String) throws(SystemCallError) {
+    package func rmdir(_ path: String) throws(SystemCallFailure) {
         try check("rmdir", path.withCString { systemRmdir($0) })
     }
 
-    package func lockExclusively(_ fd: Int32) throws(SystemCallError) {
+    package func lockExclusively(_ fd: Int32) throws(SystemCallFailure) {
         while true {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
-            if errno != EINTR { throw SystemCallError(call: "flock", errno: errno) }
+            if errno != EINTR { throw SystemCallFailure(call: "flock", errno: errno) }
         }
     }
 
-    package func contentsOfDirectory(_ path: String) throws(SystemCallError) -> [String] {
+    package func contentsOfDirectory(_ path: String) throws(SystemCallFailure) -> [String] {
         guard let dir = path.withCString({ opendir($0) }) else {
-            throw SystemCallError(call: "opendir", errno: errno)
+            throw SystemCallFailure(call: "opendir", errno: errno)
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -226,16 +228,16 @@ package struct SystemFileSystem: FileSystem {
         return names
     }
 
-    package func status(atPath path: String) throws(SystemCallError) -> FileStatus? {
+    package func status(atPath path: String) throws(SystemCallFailure) -> FileStatus? {
         var info = stat()
         if path.withCString({ lstat($0, &info) }) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw SystemCallError(call: "lstat", errno: errno)
+            throw SystemCallFailure(call: "lstat", errno: errno)
         }
         return Self.status(info)
     }
 
-    package func status(of fd: Int32) throws(SystemCallError) -> FileStatus {
+    package func status(of fd: Int32) throws(SystemCallFailure) -> FileStatus {
         var info = stat()
         try check("fstat", fstat(fd, &info))
         return Self.status(info)
@@ -245,11 +247,11 @@ package struct SystemFileSystem: FileSystem {
     /// and since Linux 6.13 (multigrain timestamps) a file whose change time was asked for is
     /// stamped with a fine-grained time at its next write, which dirties its inode: on ext4 an
     /// append after each `fstat` took 2.2 µs, against 1.4 µs after this call and 1.0 µs alone.
-    package func linkCount(of fd: Int32) throws(SystemCallError) -> Int {
+    package func linkCount(of fd: Int32) throws(SystemCallFailure) -> Int {
         #if os(Linux)
         if let statx = systemStatx {
             let count: Int? = try withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) {
-                (buffer) throws(SystemCallError) -> Int? in
+                (buffer) throws(SystemCallFailure) -> Int? in
                 while true {
                     if statx(fd, "", Self.emptyPath, Self.statxLinkCount, buffer.baseAddress) == 0 {
                         // `struct statx`: `stx_mask` at offset 0, `stx_nlink` at offset 16.
@@ -262,7 +264,7 @@ package struct SystemFileSystem: FileSystem {
                     case EINTR: continue
                     // A kernel or a sandbox without `statx`: `fstat` answers.
                     case ENOSYS, EINVAL, EPERM: return nil
-                    default: throw SystemCallError(call: "statx", errno: errno)
+                    default: throw SystemCallFailure(call: "statx", errno: errno)
                     }
                 }
             }
@@ -299,11 +301,11 @@ package struct SystemFileSystem: FileSystem {
             linkCount: Int(info.st_nlink))
     }
 
-    package func kind(of path: String) throws(SystemCallError) -> FileKind? {
+    package func kind(of path: String) throws(SystemCallFailure) -> FileKind? {
         var info = stat()
         if path.withCString({ lstat($0, &info) }) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw SystemCallError(call: "lstat", errno: errno)
+            throw SystemCallFailure(call: "lstat", errno: errno)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .regular

@@ -18,7 +18,7 @@ import Testing
         let cache = try ObjectCache<String, String>(directory: directory.url)
         #expect(record == "xxhash128\n")
         try cache.set("v", forKey: "k")
-        #expect(try cache.disk.contains(XXHashKeyHasher().engineKey(for: Data("s:k".utf8))))
+        #expect(try cache.disk.containsValue(forKey: XXHashKeyHasher().engineKey(for: Data("s:k".utf8))))
         try cache.close()
         let reopened = try ObjectCache<String, String>(directory: directory.url)
         #expect(try reopened.value(forKey: "k") == "v")
@@ -26,7 +26,8 @@ import Testing
 
     @Test func aDirectoryAnEarlierReleaseWroteKeepsSHA256Names() throws {
         // What an earlier release wrote: SHA-256 names and no record.
-        let old = try ObjectCache<String, String>(directory: directory.url, keyHasher: SHA256KeyHasher())
+        let old = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(keyHasher: SHA256KeyHasher()))
         for i in 0..<20 { try old.set("value \(i)", forKey: "key \(i)") }
         try old.close()
         #expect(record == nil)
@@ -35,7 +36,7 @@ import Testing
         #expect(record == "sha256\n")
         for i in 0..<20 { #expect(try cache.value(forKey: "key \(i)") == "value \(i)") }
         try cache.set("new", forKey: "added")
-        #expect(try cache.disk.contains(SHA256.hexDigest(Data("s:added".utf8))))
+        #expect(try cache.disk.containsValue(forKey: SHA256.hexDigest(Data("s:added".utf8))))
         try cache.close()
         // Emptied, it stays SHA-256: the record, not the entries, decides from now on.
         let again = try ObjectCache<String, String>(directory: directory.url)
@@ -43,7 +44,7 @@ import Testing
         try again.close()
         let emptied = try ObjectCache<String, String>(directory: directory.url)
         try emptied.set("x", forKey: "y")
-        #expect(try emptied.disk.contains(SHA256.hexDigest(Data("s:y".utf8))))
+        #expect(try emptied.disk.containsValue(forKey: SHA256.hexDigest(Data("s:y".utf8))))
     }
 
     @Test func aRecordThisReleaseDoesNotKnowIsRefusedAndNothingIsTouched() throws {
@@ -61,18 +62,20 @@ import Testing
     }
 
     @Test func aReadOnlyCacheWritesNoRecord() throws {
-        let old = try ObjectCache<String, String>(directory: directory.url, keyHasher: SHA256KeyHasher())
+        let old = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(keyHasher: SHA256KeyHasher()))
         try old.set("v", forKey: "k")
         try old.close()
-        let reader = try ObjectCache<String, String>(directory: directory.url, diskOptions: .init(readOnly: true))
+        let reader = try ObjectCache<String, String>(directory: directory.url, configuration: .init(isReadOnly: true))
         #expect(try reader.value(forKey: "k") == "v")
         #expect(record == nil)
     }
 
     @Test func anExplicitHasherIsUsedAsGiven() throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, keyHasher: SHA256KeyHasher())
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(keyHasher: SHA256KeyHasher()))
         try cache.set("v", forKey: "k")
-        #expect(try cache.disk.contains(SHA256.hexDigest(Data("s:k".utf8))))
+        #expect(try cache.disk.containsValue(forKey: SHA256.hexDigest(Data("s:k".utf8))))
         #expect(record == nil)
     }
 

@@ -30,9 +30,9 @@ import Testing
 
     @Test func aWorkingSetThatFitsTheLimitStaysWholeInMemory() throws {
         let limit = 4_096
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        let cache = try ObjectCache<Int, String>(directory: directory.url, configuration: .init(memoryLimit: limit))
         #expect(cache.memory.stripes.count == 16)
-        for key in 0..<limit { cache[key] = "v\(key)" }  // in memory only, unsaved
+        for key in 0..<limit { cache.setUnsaved("v\(key)", forKey: key) }  // in memory only, unsaved
         #expect(cache.memoryCount == limit)
         #expect(cache.statistics.saves == 0)  // nothing had to make room
         for key in 0..<limit { _ = try cache.value(forKey: key) }
@@ -42,7 +42,8 @@ import Testing
     }
 
     @Test func theByteLimitHoldsOverAllStripes() throws {
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: 1_024, memoryByteLimit: 4_000)
+        let cache = try ObjectCache<Int, String>(
+            directory: directory.url, configuration: .init(memoryLimit: 1_024, memoryByteLimit: 4_000))
         for key in 0..<1_024 { try cache.set(String(repeating: "x", count: 20), forKey: key) }
         // Each value encodes to 22 bytes of JSON: 181 fit in 4,000 bytes.
         #expect(cache.memoryCount == 4_000 / 22)
@@ -51,7 +52,7 @@ import Testing
 
     @Test func aStripedTierHoldsItsLimitAndCountsEveryHit() throws {
         let limit = 1_024
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        let cache = try ObjectCache<Int, String>(directory: directory.url, configuration: .init(memoryLimit: limit))
         #expect(cache.memory.stripes.count == 4)
         for key in 0..<(2 * limit) { try cache.set("v\(key)", forKey: key) }
         // Each stripe keeps its share of the most recent values.
@@ -71,7 +72,7 @@ import Testing
         // One stripe, so that which values go is exact (with several, each stripe's share of
         // the new keys depends on the process's hash seed).
         let limit = 256
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        let cache = try ObjectCache<Int, String>(directory: directory.url, configuration: .init(memoryLimit: limit))
         #expect(cache.memory.stripes.count == 1)
         for key in 0..<limit { try cache.set("v\(key)", forKey: key) }
         // Four threads hit the even keys at once; after the first reads the stripe's gate is
@@ -91,7 +92,7 @@ import Testing
 
     @Test func eachStripeEvictsItsLeastRecentlyUsedSavedValueFirst() throws {
         let limit = 512
-        let cache = try ObjectCache<Int, String>(directory: directory.url, memoryLimit: limit)
+        let cache = try ObjectCache<Int, String>(directory: directory.url, configuration: .init(memoryLimit: limit))
         #expect(cache.memory.stripes.count == 2)
         for key in 0..<limit { try cache.set("v\(key)", forKey: key) }
         // Touch the older half, then add as many new keys as a stripe can hold over its share:

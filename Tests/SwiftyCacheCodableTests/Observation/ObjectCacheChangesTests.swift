@@ -11,11 +11,12 @@ import Testing
 
     @Test func everyKindOfChangeByKeyInOrder() async throws {
         let clock = TestClock()
-        let cache = try ObjectCache<String, String>(directory: directory.url, clock: clock.function)
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(clock: clock.function))
         let changes = cache.changes()
         try await cache.set("1", forKey: "a")
-        cache["b"] = "2"  // memory only, unsaved: a change now
-        try await cache.removePermanently(forKey: "a")
+        cache.setUnsaved("2", forKey: "b")  // memory only, unsaved: a change now
+        try await cache.removeValue(forKey: "a")
         try await cache.set("3", forKey: "c", expiresAfter: .seconds(10))
         #expect(
             await collect(3, from: changes) == [
@@ -31,7 +32,8 @@ import Testing
 
     @Test func evictionsComeByKey() async throws {
         // About 70 bytes an entry on disk (envelope and value), a limit of 400: the oldest go.
-        let cache = try ObjectCache<String, String>(directory: directory.url, maxDiskSize: 400, memoryLimit: 0)
+        let cache = try ObjectCache<String, String>(
+            directory: directory.url, configuration: .init(maxDiskSize: 400, memoryLimit: 0))
         let changes = cache.changes()
         for index in 0..<10 { try await cache.set(String(repeating: "v", count: 20), forKey: "key-\(index)") }
         let received = await collect(10, from: changes)
@@ -51,14 +53,14 @@ import Testing
             var iterator = values.makeAsyncIterator()
             var seen: [String??] = []
             seen.append(await iterator.next())
-            cache["k"] = "in memory"
+            cache.setUnsaved("in memory", forKey: "k")
             seen.append(await iterator.next())
             try? setNow(cache, "on disk", forKey: "k")
             try? setNow(cache, "other key", forKey: "unrelated")
             seen.append(await iterator.next())
             _ = try? removeNow(cache, forKey: "k")
             seen.append(await iterator.next())
-            try? cache.close()
+            try? await cache.close()
             seen.append(await iterator.next())
             return seen
         }
@@ -69,7 +71,7 @@ import Testing
     }
 
     @Test func aConsumerThatCallsTheCacheInItsLoopDoesNotDeadlock() async throws {
-        let cache = try ObjectCache<String, String>(directory: directory.url, memoryLimit: 10)
+        let cache = try ObjectCache<String, String>(directory: directory.url, configuration: .init(memoryLimit: 10))
         let changes = cache.changes()
         let consumer = Task {
             var reads = 0
@@ -77,7 +79,7 @@ import Testing
                 guard let key = change.key, change.kind == .set else { continue }
                 if key == "k99" { break }
                 if (try? await cache.value(forKey: key)) != nil { reads += 1 }
-                cache["echo-\(key)"] = key
+                cache.setUnsaved(key, forKey: "echo-\(key)")
             }
             return reads
         }
@@ -92,7 +94,7 @@ import Testing
     @Test func aReadOnlyCacheFollowsAWritersValues() async throws {
         let writer = try ObjectCache<String, String>(directory: directory.url)
         try await writer.set("one", forKey: "k")
-        let reader = try ObjectCache<String, String>(directory: directory.url, diskOptions: .init(readOnly: true))
+        let reader = try ObjectCache<String, String>(directory: directory.url, configuration: .init(isReadOnly: true))
         let values = reader.values(forKey: "k")
         let check = Task {
             var iterator = values.makeAsyncIterator()
@@ -132,5 +134,5 @@ func setNow(_ cache: ObjectCache<String, String>, _ value: String, forKey key: S
 
 /// A removal made on the calling thread (see ``setNow(_:_:forKey:)``).
 func removeNow(_ cache: ObjectCache<String, String>, forKey key: String) throws -> Bool {
-    try cache.removePermanently(forKey: key)
+    try cache.removeValue(forKey: key)
 }

@@ -27,8 +27,8 @@ import Testing
         let added = count / 4
         for i in 0..<added { try cache.set("new\(i)", String(format: "n%02d", i), "x") }
         try cache.flush()
-        let evicted = (0..<count).filter { (try? cache.contains("k\($0)")) != true }
+        let evicted = (0..<count).filter { (try? cache.containsValue(forKey: "k\($0)")) != true }
         #expect(evicted == Array(stride(from: 0, to: added * 2, by: 2)))
-        #expect(read.allSatisfy { (try? cache.contains("k\($0)")) == true })
+        #expect(read.allSatisfy { (try? cache.containsValue(forKey: "k\($0)")) == true })
     }
 }

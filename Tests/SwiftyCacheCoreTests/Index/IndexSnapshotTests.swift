@@ -10,7 +10,7 @@ import Testing
 
     func fill(_ cache: DiskLRUCache) throws {
         for i in 0..<50 { try cache.set("k\(i)", "value \(i)", String(repeating: "x", count: i)) }
-        try cache.remove("k7")
+        try cache.removeValue(forKey: "k7")
         _ = try cache.data(forKey: "k3")
         try cache.set("k10", "again", "y")
     }

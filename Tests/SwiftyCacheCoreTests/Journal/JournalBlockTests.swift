@@ -220,7 +220,7 @@ import Testing
         func open(readOnly: Bool = false) throws -> DiskLRUCache {
             try DiskLRUCache(
                 directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max,
-                options: DiskLRUCache.Options(readOnly: readOnly, storage: .packed))
+                options: DiskLRUCache.Options(isReadOnly: readOnly, storage: .packed))
         }
         let keys = (0..<1_000).map(Self.hexKey)
         let cache = try open()

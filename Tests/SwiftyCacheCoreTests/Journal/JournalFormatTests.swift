@@ -27,12 +27,12 @@ import Darwin
         try cache.set("k2", "DEF", "G")
         _ = try cache.data(forKey: "k1")  // READ
         try cache.setPartialData([1: Data("XYZW".utf8)], forKey: "k2")  // partial edit
-        let editor = try #require(try cache.edit("k1"))
+        let editor = try #require(try cache.edit(forKey: "k1"))
         try editor.setData(Data("nope".utf8), at: 0)
         editor.abort()  // abort of an existing entry: CLEAN with old lengths
-        let creator = try #require(try cache.edit("k3"))
+        let creator = try #require(try cache.edit(forKey: "k3"))
         creator.abort()  // abort of a new entry: REMOVE
-        try cache.remove("k2")
+        try cache.removeValue(forKey: "k2")
         _ = try cache.data(forKey: "absent")  // a miss writes nothing
         try cache.close()
         let expected = """
@@ -65,7 +65,7 @@ import Darwin
 
     @Test func dirtyLineIsOnDiskAsSoonAsAnEditStarts() throws {
         let cache = try openCache(directory.url)
-        let editor = try #require(try cache.edit("k1"))
+        let editor = try #require(try cache.edit(forKey: "k1"))
         try expectJournal(directory.url, ["DIRTY k1"])
         try editor.setData(Data("AB".utf8), at: 0)
         try editor.setData(Data("C".utf8), at: 1)
@@ -81,15 +81,15 @@ import Darwin
         let cache = try openCache(directory.url)
         try cache.set("k1", "ABC", "B")
         #expect(try JournalFixture.readFile("k1.0", in: directory.url) == "ABC")
-        #expect(try cache.remove("k1"))
+        #expect(try cache.removeValue(forKey: "k1"))
         #expect(!JournalFixture.fileExists("k1.0", in: directory.url))
         try expectJournal(directory.url, ["DIRTY k1", "CLEAN k1 3 1", "REMOVE k1"])
-        #expect(try cache.remove("k1") == false)
+        #expect(try cache.removeValue(forKey: "k1") == false)
     }
 
     @Test func closeRevertsAnUnfinishedEdit() throws {
         let cache = try openCache(directory.url)
-        let editor = try #require(try cache.edit("k1"))
+        let editor = try #require(try cache.edit(forKey: "k1"))
         try editor.setData(Data("A".utf8), at: 0)
         try cache.close()
         try expectJournal(directory.url, ["DIRTY k1", "REMOVE k1"])
@@ -99,7 +99,7 @@ import Darwin
 
     @Test func readOfUnpublishedValueIsNotJournaled() throws {
         let cache = try openCache(directory.url)
-        let creator = try #require(try cache.edit("k1"))
+        let creator = try #require(try cache.edit(forKey: "k1"))
         #expect(try cache.snapshot(forKey: "k1") == nil)
         try creator.setData(Data("A".utf8), at: 0)
         try creator.setData(Data("BC".utf8), at: 1)
@@ -114,16 +114,16 @@ import Darwin
     ])
     func invalidKeysAreRejectedBeforeTouchingTheDisk(key: String) throws {
         let cache = try openCache(directory.url)
-        expectError(.invalidKey) { try cache.edit(key) }
+        expectError(.invalidKey) { try cache.edit(forKey: key) }
         expectError(.invalidKey) { try cache.setData([Data(), Data()], forKey: key) }
         // Keys a Java-written journal may hold can be read and removed (here: misses); keys that
         // could name a path outside the directory, or hold a space or a control byte, cannot.
         if ["UPPER", "dot.key", String(repeating: "a", count: 121)].contains(key) {
             #expect(try cache.snapshot(forKey: key) == nil)
-            #expect(try !cache.remove(key))
+            #expect(try !cache.removeValue(forKey: key))
         } else {
             expectError(.invalidKey) { try cache.snapshot(forKey: key) }
-            expectError(.invalidKey) { try cache.remove(key) }
+            expectError(.invalidKey) { try cache.removeValue(forKey: key) }
         }
         try cache.close()
         try expectJournal(directory.url, [])
@@ -137,7 +137,7 @@ import Darwin
         #expect(try cache.keys() == ["Upper.Case"])
         #expect(try cache.strings("Upper.Case") == ["A", "BC"])
         expectError(.invalidKey) { try cache.set("Upper.Case", "x", "y") }
-        #expect(try cache.remove("Upper.Case"))
+        #expect(try cache.removeValue(forKey: "Upper.Case"))
         #expect(try JournalFixture.fileNames(in: directory.url) == ["journal", "journal.lock"])
     }
 
@@ -152,7 +152,7 @@ import Darwin
     @Test func invalidKeyErrorNamesTheKey() throws {
         let cache = try openCache(directory.url)
         do {
-            _ = try cache.edit("Bad Key")
+            _ = try cache.edit(forKey: "Bad Key")
             Issue.record("no error")
         } catch let error as CacheError {
             #expect(error.key == "Bad Key")

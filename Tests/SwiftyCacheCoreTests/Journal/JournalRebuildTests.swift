@@ -70,7 +70,7 @@ import Darwin
         let before = try journalBytes()
         let finished = finishesWhileHeld {
             try cache.setData([Data("during".utf8)], forKey: "added-during-rebuild")
-            #expect(try cache.remove(Self.key(0)))
+            #expect(try cache.removeValue(forKey: Self.key(0)))
             try cache.setData([Data("new".utf8)], forKey: Self.key(1))
             #expect(try cache.data(forKey: Self.key(2)) == [Data("v2".utf8)])
         }
@@ -120,10 +120,10 @@ import Darwin
         let finished = finishesWhileHeld {
             for (n, i) in changed.enumerated() {
                 switch n % 3 {
-                case 0: #expect(try cache.remove(Self.longKey(i)))
+                case 0: #expect(try cache.removeValue(forKey: Self.longKey(i)))
                 case 1: try cache.setData([Data("changed".utf8)], forKey: Self.longKey(i))
                 default:
-                    #expect(try cache.remove(Self.longKey(i)))
+                    #expect(try cache.removeValue(forKey: Self.longKey(i)))
                     try cache.setData([Data("again".utf8)], forKey: Self.longKey(i))
                 }
             }
@@ -158,7 +158,7 @@ import Darwin
         for i in 0..<300 { try cache.setData([Data("v\(i)".utf8)], forKey: Self.key(i)) }
         for i in 0..<100 { try cache.setData([Data("w\(i)".utf8)], forKey: Self.key(i)) }
         for i in 0..<50 { _ = try cache.data(forKey: Self.key(i)) }
-        #expect(try cache.remove(Self.key(299)))
+        #expect(try cache.removeValue(forKey: Self.key(299)))
         let before = try JournalFixture.bodyLines(in: directory.url)
         // 400 commits (and, in file storage, their DIRTY lines), 50 reads, a removal: not due.
         #expect(before.count > 450)
@@ -222,7 +222,7 @@ import Darwin
         let hold = try startHeldRebuild(cache)
         // `flush()` rebuilds the journal itself (under the lock) while the background one waits.
         let finished = finishesWhileHeld {
-            #expect(try cache.remove(Self.key(5)))
+            #expect(try cache.removeValue(forKey: Self.key(5)))
             try cache.flush()
         }
         let flushed = try journalBytes()

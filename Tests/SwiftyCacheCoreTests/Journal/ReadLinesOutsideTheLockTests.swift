@@ -82,7 +82,7 @@ import Darwin
         let cache = try open(storage)
         let (hold, reader) = try startHeldReadFlush(cache)
         let removed = onNewThread {
-            #expect((try? cache.remove(Self.key(0))) == true)
+            #expect((try? cache.removeValue(forKey: Self.key(0))) == true)
         }
         // The removal's line waits for the held write: it must still be waiting.
         #expect(removed.wait(timeout: .now() + 0.2) == .timedOut, "a journal line overtook the READ lines")

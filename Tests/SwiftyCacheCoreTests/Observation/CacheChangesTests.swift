@@ -36,7 +36,7 @@ import Testing
         // Nothing is consumed until all is done: each key's latest change, in commit order.
         try cache.set("a", "1", "1")
         try cache.set("b", "2", "2")
-        _ = try await cache.remove("a")
+        _ = try await cache.removeValue(forKey: "a")
         try cache.set("c", "3", "3")
         #expect(
             await collect(3, from: changes) == [
@@ -53,7 +53,7 @@ import Testing
                 CacheChange(key: "big2", kind: .committed), CacheChange(key: "b", kind: .evicted),
                 CacheChange(key: "c", kind: .evicted), CacheChange(key: "big1", kind: .evicted),
             ])
-        try cache.evictAll()
+        try await cache.evictAll()
         #expect(await collect(1, from: changes) == [CacheChange(key: nil, kind: .cleared)])
     }
 
@@ -75,7 +75,7 @@ import Testing
                 for step in 0..<500 {
                     let key = "k\((writer * 31 + step) % 40)"
                     if step % 5 == 4 {
-                        _ = try? cache.remove(key)
+                        _ = try? cache.removeValue(forKey: key)
                     } else {
                         try? cache.set(key, "\(writer)", "\(step)")
                     }

@@ -171,7 +171,7 @@ import Darwin
     @Test(arguments: bothStorages) func entryBeingEditedIsSkipped(storage: DiskLRUCache.Storage) throws {
         let cache = try openCache(directory.url, maxSize: 10, storage: storage)
         try cache.set("a", "aa", "aa")
-        let editor = try #require(try cache.edit("a"))
+        let editor = try #require(try cache.edit(forKey: "a"))
         try cache.set("b", "bbb", "bbb")
         try cache.set("c", "ccc", "ccc")
         try cache.flush()
@@ -192,8 +192,8 @@ import Darwin
         try cache.set("c", "cc", "ccc")
         try cache.flush()
         #expect(try cache.snapshot(forKey: "a") == nil)
-        #expect(snapshot.string(at: 0) == "aa")
-        #expect(snapshot.string(at: 1) == "aaa")
+        #expect(try snapshot.readString(at: 0) == "aa")
+        #expect(try snapshot.readString(at: 1) == "aaa")
         #expect(try snapshot.edit() == nil)
     }
 
@@ -203,7 +203,7 @@ import Darwin
         let cache = try openCache(directory.url, storage: storage)
         try cache.set("a", "a", "a")
         try cache.set("b", "b", "b")
-        let editor = try #require(try cache.edit("c"))
+        let editor = try #require(try cache.edit(forKey: "c"))
         try cache.evictAll()
         #expect(cache.count == 0)
         #expect(cache.size == 0)

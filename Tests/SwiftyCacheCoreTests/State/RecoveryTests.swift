@@ -49,7 +49,7 @@ import Testing
         let first = try openCache(url)
         try first.set("k1", "A", "B")
         try first.set("k2", "C", "D")
-        #expect(try first.remove("k2"))
+        #expect(try first.removeValue(forKey: "k2"))
         _ = try first.strings("k1")  // a READ line, still buffered when the process dies
         #expect(
             try JournalFixture.bodyLines(in: url) == [
@@ -324,7 +324,7 @@ import Testing
     @Test func lruOrderInMemoryMatchesReplayAfterAbortedEdit() throws {
         let cache = try openCache(url)
         for key in ["a", "b", "c"] { try cache.set(key, key, key) }
-        let editor = try #require(try cache.edit("a"))
+        let editor = try #require(try cache.edit(forKey: "a"))
         try cache.snapshot(forKey: "b")?.close()
         editor.abort()  // journals CLEAN a, which replay counts as a use
         let live = try cache.keys()

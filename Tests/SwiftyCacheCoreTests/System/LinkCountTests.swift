@@ -29,6 +29,6 @@ import Glibc
     }
 
     @Test func anInvalidDescriptorIsAnError() {
-        #expect(throws: SystemCallError.self) { try fileSystem.linkCount(of: -1) }
+        #expect(throws: SystemCallFailure.self) { try fileSystem.linkCount(of: -1) }
     }
 }

@@ -99,10 +99,10 @@ struct FileStorage: ValueStorage {
     }
 
     /// Deletes a value file, `key.slot` or `key.slot.tmp`; its absence is not an error.
-    func removeValueFileIfPresent(_ key: String, _ slot: Int, temporary: Bool) throws(SystemCallError) {
+    func removeValueFileIfPresent(_ key: String, _ slot: Int, temporary: Bool) throws(SystemCallFailure) {
         let fileSystem = self.fileSystem
         do {
-            try withSlotPath(key, slot, temporary: temporary) { path throws(SystemCallError) in
+            try withSlotPath(key, slot, temporary: temporary) { path throws(SystemCallFailure) in
                 try fileSystem.unlink(cString: path)
             }
         } catch  where error.errno == Errno.noEntry {
@@ -158,7 +158,7 @@ struct FileStorage: ValueStorage {
         } catch {
             if isOpen { try? fileSystem.close(fd) }
             try? removeValueFileIfPresent(key, slot, temporary: true)
-            if let error = error as? SystemCallError {
+            if let error = error as? SystemCallFailure {
                 throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
             }
             throw error
@@ -169,8 +169,8 @@ struct FileStorage: ValueStorage {
     /// ``CacheError/Code/ioFailure`` whose cause is `ENOENT`; the cache recreates it and retries.
     func createTemporaryFile(key: String, slot: Int) throws(CacheError) -> Int32 {
         let fileSystem = self.fileSystem
-        let create = { () throws(SystemCallError) -> Int32 in
-            try withSlotPath(key, slot, temporary: true) { path throws(SystemCallError) in
+        let create = { () throws(SystemCallFailure) -> Int32 in
+            try withSlotPath(key, slot, temporary: true) { path throws(SystemCallFailure) in
                 try fileSystem.open(cString: path, flags: OpenFlags.createTruncate, mode: FileModes.file)
             }
         }
@@ -198,10 +198,10 @@ struct FileStorage: ValueStorage {
     {
         var publishedAny = false
         for slot in staged.indices where staged[slot] != nil {
-            do throws(SystemCallError) {
+            do throws(SystemCallFailure) {
                 let fileSystem = self.fileSystem
-                try withSlotPath(key, slot, temporary: true) { dirty throws(SystemCallError) in
-                    try withSlotPath(key, slot, temporary: false) { clean throws(SystemCallError) in
+                try withSlotPath(key, slot, temporary: true) { dirty throws(SystemCallFailure) in
+                    try withSlotPath(key, slot, temporary: false) { clean throws(SystemCallFailure) in
                         try fileSystem.rename(cString: dirty, to: clean)
                     }
                 }
@@ -233,7 +233,7 @@ struct FileStorage: ValueStorage {
         var descriptors: [Int32] = []
         descriptors.reserveCapacity(valueCount)
         for slot in 0..<valueCount {
-            do throws(SystemCallError) {
+            do throws(SystemCallFailure) {
                 descriptors.append(try openSlot(key: key, slot: slot, length: lengths[slot]))
             } catch {
                 for fd in descriptors { try? fileSystem.close(fd) }
@@ -250,15 +250,15 @@ struct FileStorage: ValueStorage {
     /// Opens `key.slot` for reading and checks that it is a regular file of `length` bytes: a
     /// FIFO, a device or a directory planted under the name never makes a read wait or misread.
     /// A failed check throws an `fstat` error with `EIO`.
-    func openSlot(key: String, slot: Int, length: Int) throws(SystemCallError) -> Int32 {
+    func openSlot(key: String, slot: Int, length: Int) throws(SystemCallFailure) -> Int32 {
         let fileSystem = self.fileSystem
-        let fd = try withSlotPath(key, slot, temporary: false) { path throws(SystemCallError) in
+        let fd = try withSlotPath(key, slot, temporary: false) { path throws(SystemCallFailure) in
             try fileSystem.open(cString: path, flags: OpenFlags.readOnly, mode: 0)
         }
-        do throws(SystemCallError) {
+        do throws(SystemCallFailure) {
             let status = try fileSystem.status(of: fd)
             guard status.kind == .regular, status.size == Int64(length) else {
-                throw SystemCallError(call: "fstat", errno: Errno.io)
+                throw SystemCallFailure(call: "fstat", errno: Errno.io)
             }
         } catch {
             try? fileSystem.close(fd)
@@ -269,7 +269,7 @@ struct FileStorage: ValueStorage {
 
     /// Whether an error from ``openSlot(key:slot:length:)`` means the value is missing or
     /// damaged (a miss), rather than a failure to report.
-    static func isDamage(_ error: SystemCallError) -> Bool {
+    static func isDamage(_ error: SystemCallFailure) -> Bool {
         let damage = [Errno.noEntry, Errno.loop, Errno.nameTooLong, Errno.isDirectory, Errno.noDeviceOrAddress]
         return damage.contains(error.errno) || error.call == "fstat"
     }
@@ -287,8 +287,8 @@ struct FileStorage: ValueStorage {
         values.reserveCapacity(valueCount)
         for slot in 0..<valueCount {
             let opened: Int32?
-            do throws(SystemCallError) {
-                opened = try withSlotPath(key, slot, temporary: false) { (path) throws(SystemCallError) in
+            do throws(SystemCallFailure) {
+                opened = try withSlotPath(key, slot, temporary: false) { (path) throws(SystemCallFailure) in
                     try fileSystem.openIfCached(cString: path, flags: OpenFlags.readOnly)
                 }
             } catch {

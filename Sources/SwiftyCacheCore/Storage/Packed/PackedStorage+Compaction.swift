@@ -89,7 +89,7 @@ extension PackedStorage {
     /// file, whichever descriptor wrote it). A segment deleted meanwhile has nothing to sync.
     ///
     /// - Complexity: one `fsync` (and an `open` and `close` for a segment not kept open).
-    func syncSegment(_ number: UInt32) throws(SystemCallError) {
+    func syncSegment(_ number: UInt32) throws(SystemCallFailure) {
         let open = state.withLock { segments in
             segments.active?.number == number ? segments.active : segments.lookUp(number)
         }

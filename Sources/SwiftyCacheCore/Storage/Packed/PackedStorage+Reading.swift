@@ -14,7 +14,7 @@ extension PackedStorage {
         guard let record = try readRecord(key: key, location: location, lengths: lengths) else { return nil }
         var descriptors = [Int32](repeating: -1, count: valueCount)
         for slot in 0..<valueCount where record.offsets[slot] < 0 {
-            do throws(SystemCallError) {
+            do throws(SystemCallFailure) {
                 descriptors[slot] = try files.openSlot(key: key, slot: slot, length: lengths[slot])
             } catch {
                 for fd in descriptors where fd >= 0 { try? fileSystem.close(fd) }
@@ -64,7 +64,7 @@ extension PackedStorage {
         var handedOver = false
         defer { if !handedOver { buffer.deallocate() } }
         let initialized: Int
-        do throws(SystemCallError) {
+        do throws(SystemCallFailure) {
             if cachedOnly {
                 guard let read = try fileSystem.readFullyIfCached(segment.fd, into: buffer, at: location.offset) else {
                     return .notInMemory

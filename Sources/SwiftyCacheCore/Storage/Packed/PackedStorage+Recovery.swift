@@ -120,7 +120,7 @@ extension PackedStorage {
     /// - Complexity: one `fsync` per segment kept, only when there is something to delete.
     private func deleteDeadSegments(_ paths: [String], afterSyncing kept: [UInt32]) -> Bool {
         guard !paths.isEmpty else { return false }
-        do throws(SystemCallError) {
+        do throws(SystemCallFailure) {
             for number in kept { try syncSegment(number) }
             if let journal = try? fileSystem.open(directory.journalPath, flags: OpenFlags.readOnly, mode: 0) {
                 defer { try? fileSystem.close(journal) }

@@ -5,7 +5,7 @@ extension StorageSelection {
     ) -> any ValueStorage {
         PackedStorage(
             directory: directory, valueCount: valueCount, inlineLimit: inlineLimit, syncsWrites: options.syncsWrites,
-            isReadOnly: options.readOnly, segmentSize: max(64, options.packedSegmentSize),
+            isReadOnly: options.isReadOnly, segmentSize: max(64, options.packedSegmentSize),
             growsSegments: options.growsPackedSegments, openSegmentLimit: options.maxOpenSegments)
     }
 }

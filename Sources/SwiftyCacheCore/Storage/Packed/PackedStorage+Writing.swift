@@ -154,7 +154,7 @@ extension PackedStorage {
                 // appended to it would vanish with the process.
                 guard (try? fileSystem.kind(of: directory.path)) == .directory else {
                     throw CacheError.ioFailure(
-                        SystemCallError(call: "fstat", errno: Errno.noEntry), operation: .commit,
+                        SystemCallFailure(call: "fstat", errno: Errno.noEntry), operation: .commit,
                         path: segmentPath(active.number), key: key)
                 }
                 segments.active = nil
@@ -203,7 +203,7 @@ extension PackedStorage {
             throw CacheError.ioFailure(error, operation: .commit, path: staging, key: key)
         }
         var number = segments.nextNumber
-        do throws(SystemCallError) {
+        do throws(SystemCallFailure) {
             do {
                 try fileSystem.writeAll(fd, Self.segmentHeader)
                 if syncsWrites { try fileSystem.fsync(fd) }
@@ -242,7 +242,7 @@ extension PackedStorage {
     /// Links `staging` to the first segment name from `number` on that no file has; a file of
     /// that name this session does not know is left, and the next number taken. Where the file
     /// system has no hard links, a rename to a name checked free first.
-    private func name(_ staging: String, number: inout UInt32) throws(SystemCallError) {
+    private func name(_ staging: String, number: inout UInt32) throws(SystemCallFailure) {
         while true {
             let path = segmentPath(number)
             do {

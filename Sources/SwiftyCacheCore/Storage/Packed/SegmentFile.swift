@@ -36,7 +36,7 @@ final class SegmentFile: Sendable {
     /// `fstat` refreshes it when it does not (the segment grew since, or the journal is lying).
     ///
     /// - Throws: The `fstat`'s error, when the size could not be learned.
-    func holds(_ count: Int, at offset: Int64) throws(SystemCallError) -> Bool {
+    func holds(_ count: Int, at offset: Int64) throws(SystemCallFailure) -> Bool {
         let (end, overflow) = offset.addingReportingOverflow(Int64(count))
         guard !overflow else { return false }
         if end <= knownSize.load(ordering: .relaxed) { return true }

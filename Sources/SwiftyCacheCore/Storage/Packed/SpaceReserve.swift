@@ -67,7 +67,8 @@ struct SpaceReserve {
 
     /// Whether `error` says the disk is full.
     static func isNoSpace(_ error: any Error) -> Bool {
-        if let error = error as? SystemCallError { return error.errno == Errno.noSpace }
+        if let error = error as? SystemCallFailure { return error.errno == Errno.noSpace }
+        if let error = error as? CacheError.SystemCallError { return error.errno == Errno.noSpace }
         if let error = error as? CacheError, let cause = error.cause { return isNoSpace(cause) }
         return false
     }

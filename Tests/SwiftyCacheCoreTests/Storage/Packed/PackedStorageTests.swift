@@ -21,7 +21,7 @@ import Darwin
         migrates: Bool = false, readOnly: Bool = false, syncsWrites: Bool = false, compactsInBackground: Bool = true
     ) throws -> DiskLRUCache {
         var options = DiskLRUCache.Options(
-            syncsWrites: syncsWrites, readOnly: readOnly, storage: .packed(inlineLimit: inlineLimit))
+            syncsWrites: syncsWrites, isReadOnly: readOnly, storage: .packed(inlineLimit: inlineLimit))
         options.packedSegmentSize = segmentSize
         options.migratesFileStorage = migrates
         options.compactsInBackground = compactsInBackground
@@ -98,7 +98,7 @@ import Darwin
 
     @Test func aStreamedValueSpillsToAFileOnlyPastTheInlineLimit() throws {
         let cache = try openPacked(inlineLimit: 8)
-        let editor = try #require(try cache.edit("s"))
+        let editor = try #require(try cache.edit(forKey: "s"))
         try editor.write(at: 0) { writer in
             for _ in 0..<5 { try writer.write(Data("0123".utf8)) }
         }
@@ -129,7 +129,7 @@ import Darwin
         try Data(bytes).write(to: directory.appending("segment-00000001.pack"))
         #expect(try cache.data(forKey: "a") == nil)
         #expect(cache.statistics.corruptRecordCount == 1)
-        #expect(try cache.contains("a") == false)
+        #expect(try cache.containsValue(forKey: "a") == false)
         #expect(try cache.strings("b") == ["other", "values"])
         #expect(try JournalFixture.bodyLines(in: directory.url).last == "REMOVE a")
     }
@@ -289,7 +289,7 @@ import Darwin
         #expect(mkfifo(directory.appending("segment-00000005.pack").path(percentEncoded: false), 0o600) == 0)
         let cache = try openPacked(segmentSize: 64)
         for index in 0..<8 { try cache.set("k\(index)", String(repeating: "v", count: 40), "\(index)") }
-        for index in 0..<6 { _ = try cache.remove("k\(index)") }
+        for index in 0..<6 { _ = try cache.removeValue(forKey: "k\(index)") }
         try cache.compact()
         #expect(try JournalFixture.readFile("segment-00000007.pack", in: directory.url) == "my notes")
         try cache.close()
@@ -341,7 +341,7 @@ import Darwin
         expectError(.storageMismatch) {
             try DiskLRUCache(
                 directory: other.url, appVersion: testAppVersion, valueCount: 2, maxSize: 100,
-                options: .init(readOnly: true))
+                options: .init(isReadOnly: true))
         }
         #expect(try JournalFixture.readFile("journal", in: other.url) == journal)
         #expect(try openCache(other.url, storage: .packed).strings("k") == ["packed", "mode"])
@@ -363,7 +363,7 @@ import Darwin
         #expect(!JournalFixture.fileExists("b.0", in: directory.url))
         #expect(!JournalFixture.fileExists("b.1", in: directory.url))
         #expect(JournalFixture.fileExists("a.0", in: directory.url))
-        try cache.remove("a")
+        try cache.removeValue(forKey: "a")
         #expect(!JournalFixture.fileExists("a.0", in: directory.url))
         try cache.close()
         let reopened = try openPacked()
@@ -379,7 +379,7 @@ import Darwin
         for round in 0..<6 {
             for i in 0..<40 { try cache.set("k\(i)", "round \(round) value \(i)", String(repeating: "x", count: i)) }
         }
-        for i in stride(from: 0, to: 40, by: 3) { try cache.remove("k\(i)") }
+        for i in stride(from: 0, to: 40, by: 3) { try cache.removeValue(forKey: "k\(i)") }
         _ = try cache.data(forKey: "k1")
         let order = try cache.keys()
         try cache.compact()
@@ -421,12 +421,12 @@ import Darwin
         let cache = try openPacked(segmentSize: 256)
         for i in 0..<20 { try cache.set("k\(i)", "old \(i)", "x") }
         let snapshot = try #require(try cache.snapshot(forKey: "k3"))
-        let editor = try #require(try cache.edit("k4"))
+        let editor = try #require(try cache.edit(forKey: "k4"))
         try editor.setString("new 4", at: 0)
         for i in 0..<20 where i != 4 { try cache.set("k\(i)", "new \(i)", "y") }
         try cache.compact()
-        #expect(snapshot.string(at: 0) == "old 3")
-        #expect(snapshot.string(at: 1) == "x")
+        #expect(try snapshot.readString(at: 0) == "old 3")
+        #expect(try snapshot.readString(at: 1) == "x")
         try editor.commit()
         #expect(try cache.strings("k4") == ["new 4", "x"])
         #expect(try cache.strings("k3") == ["new 3", "y"])

@@ -41,7 +41,7 @@ import Testing
             #expect(open.activeIsOpen)
         }
         // Compaction reads and retires segments closed meanwhile; a crash and a reopen find all.
-        for key in keys.prefix(60) { try cache.remove(key) }
+        for key in keys.prefix(60) { try cache.removeValue(forKey: key) }
         try cache.compact()
         cache.simulateCrash()
         let reopened = try open(maxOpenSegments: 4)

@@ -6,23 +6,24 @@ import Darwin
 @preconcurrency import Musl
 #endif
 
-/// A failed system call: its name and `errno`.
-public struct SystemCallError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A failed system call, as the `System/` layer reports it: its name and `errno`. A
+/// ``CacheError`` carries it to users as its ``CacheError/SystemCallError`` cause.
+package struct SystemCallFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The system call that failed, such as `"rename"`.
-    public var call: String
+    package var call: String
     /// The `errno` value it set.
-    public var errno: Int32
+    package var errno: Int32
 
-    public init(call: String, errno: Int32) {
+    package init(call: String, errno: Int32) {
         self.call = call
         self.errno = errno
     }
 
     /// The platform's text for `errno`, such as "No space left on device".
-    public var errnoText: String {
+    package var errnoText: String {
         guard let text = strerror(errno) else { return "errno \(errno)" }
         return String(cString: text)
     }
 
-    public var description: String { "\(call): \(errnoText) (errno \(errno))" }
+    package var description: String { "\(call): \(errnoText) (errno \(errno))" }
 }

@@ -1,0 +1,103 @@
+public import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// How an ``ObjectCache`` keeps its values: its limits, its format and storage, the schema
+/// version and expiry. One value, with defaults that suit most caches; set what differs.
+///
+/// ```swift
+/// let pages = try ObjectCache<URL, Page>(
+///     directory: dir,
+///     configuration: .init(maxDiskSize: 50 << 20, memoryLimit: 200, defaultTimeToLive: .seconds(86_400)))
+///
+/// var durable = ObjectCacheConfiguration()
+/// durable.syncsWrites = true
+/// let drafts = try store.objects("drafts", of: Draft.self, configuration: durable)
+/// ```
+public struct ObjectCacheConfiguration: Sendable {
+    /// The bytes kept on disk (envelopes, values and attachments); least recently used entries
+    /// are evicted past it. The default is 50 MiB.
+    public var maxDiskSize: Int
+
+    /// The number of decoded values kept in memory. The default is 100; 0 keeps none.
+    public var memoryLimit: Int
+
+    /// A bound on the encoded bytes of the saved values in memory, or `nil` (the default) for
+    /// none.
+    public var memoryByteLimit: Int?
+
+    /// How values are encoded: ``ObjectCacheFormat/json`` (the default), Foundation's JSON, or a
+    /// property list.
+    public var format: ObjectCacheFormat
+
+    /// Where values are kept on disk. The default, `.packed`, appends each entry as one record
+    /// to a segment file; a directory an earlier release wrote in file storage is converted when
+    /// it opens, its entries kept. `.files` keeps one file per slot, the Java `DiskLruCache`
+    /// layout, and converts nothing. A directory is opened with the storage it was created with,
+    /// or the open throws.
+    public var storage: DiskLRUCache.Storage
+
+    /// Whether every change is forced to stable storage before it returns (see
+    /// `DiskLRUCache.Options.syncsWrites`). The default is `false`: a killed process loses
+    /// nothing that returned; a power loss may drop the latest changes.
+    public var syncsWrites: Bool
+
+    /// Whether the cache only reads: a directory another process writes, or one nobody can
+    /// write. Every write throws ``ObjectCacheError/Code/readOnly``. The default is `false`.
+    public var isReadOnly: Bool
+
+    /// Your value type's version. Opening a cache written with another version starts with an
+    /// empty cache. The default is 1.
+    public var schemaVersion: Int
+
+    /// How long entries live unless `set` says otherwise; `nil`, the default, keeps them until
+    /// evicted.
+    public var defaultTimeToLive: Duration?
+
+    /// Maps keys to the engine's entry names. The default, `nil`, is the naming the directory
+    /// records: xxHash (``XXHashKeyHasher``) for a new cache, SHA-256 (``SHA256KeyHasher``)
+    /// for one an earlier release wrote, so that its entries keep their names.
+    public var keyHasher: (any CacheKeyHasher)?
+
+    /// The current time, for expiry; injectable in tests. The default is the system clock.
+    public var clock: @Sendable () -> Date
+
+    /// A configuration; every parameter has the default its property describes.
+    public init(
+        maxDiskSize: Int = 50 << 20,
+        memoryLimit: Int = 100,
+        memoryByteLimit: Int? = nil,
+        format: ObjectCacheFormat = .json,
+        schemaVersion: Int = 1,
+        defaultTimeToLive: Duration? = nil,
+        storage: DiskLRUCache.Storage = .packed,
+        syncsWrites: Bool = false,
+        isReadOnly: Bool = false,
+        keyHasher: (any CacheKeyHasher)? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.maxDiskSize = maxDiskSize
+        self.memoryLimit = memoryLimit
+        self.memoryByteLimit = memoryByteLimit
+        self.format = format
+        self.storage = storage
+        self.syncsWrites = syncsWrites
+        self.isReadOnly = isReadOnly
+        self.schemaVersion = schemaVersion
+        self.defaultTimeToLive = defaultTimeToLive
+        self.keyHasher = keyHasher
+        self.clock = clock
+    }
+
+    /// The engine's options for this configuration. Packed storage converts a file-storage
+    /// directory: `ObjectCache` directories were file storage before packed storage existed.
+    var diskOptions: DiskLRUCache.Options {
+        var options = DiskLRUCache.Options(syncsWrites: syncsWrites, isReadOnly: isReadOnly, storage: storage)
+        options.migratesFileStorage = storage != .files
+        return options
+    }
+}
