@@ -79,7 +79,7 @@ import Testing
         return Set(line(around: offset))
     }
 
-    @Test(.tags(.slow)) func aFlippedBitCostsOnlyWhatItTouches() throws {
+    @Test(.tags(.slow), .fullRunOnly) func aFlippedBitCostsOnlyWhatItTouches() throws {
         let source = TemporaryDirectory("bitrot-source", inMemory: true)
         let written = try Self.writeDirectory(at: source.url)
         let files = try FileManager.default.contentsOfDirectory(atPath: source.url.path(percentEncoded: false))

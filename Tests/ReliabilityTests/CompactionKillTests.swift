@@ -14,7 +14,7 @@ extension Slow {
     /// between passes) and is killed at random moments, most of them inside a compaction: every
     /// reopen finds all 200 keys, each a whole pair of its own, and the segments' garbage gone
     /// after the next compaction. `SWIFTYCACHE_COMPACTION_KILLS` sets the count (default 30).
-    @Suite(.tags(.slow)) struct CompactionKillTests {
+    @Suite(.tags(.slow), .fullRunOnly) struct CompactionKillTests {
         static let kills = ProcessInfo.processInfo.environment["SWIFTYCACHE_COMPACTION_KILLS"].flatMap(Int.init) ?? 30
 
         @Test func killedWhileCompactingNothingIsLostOrDuplicated() throws {

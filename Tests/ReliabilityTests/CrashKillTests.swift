@@ -13,7 +13,7 @@ extension Slow {
     /// Kills a worker running a random workload with SIGKILL at random moments, reopens the cache
     /// each time, and checks it against what the worker logged. `SWIFTYCACHE_CRASH_KILLS` raises the
     /// number of kills (default 200).
-    @Suite(.tags(.slow)) struct CrashKillTests {
+    @Suite(.tags(.slow), .fullRunOnly) struct CrashKillTests {
         static let kills = ProcessInfo.processInfo.environment["SWIFTYCACHE_CRASH_KILLS"].flatMap(Int.init) ?? 200
 
         static let worker = builtExecutable(

@@ -9,7 +9,7 @@ import Testing
 /// its journal is rebuilt as it grows), and a consumer that applies every change it is given
 /// (re-reading everything on `cleared`) ends with every key as the writer left it.
 @Suite(.tags(.concurrency)) struct CrossProcessChangesTests {
-    @Test(arguments: bothStorages)
+    @Test(.tags(.slow), .fullRunOnly, arguments: bothStorages)
     func aReaderDeliversTheWritersChangesThroughRebuildsAndCompactions(storage: DiskLRUCache.Storage) async throws {
         let directory = TemporaryDirectory()
         let writer = Process()

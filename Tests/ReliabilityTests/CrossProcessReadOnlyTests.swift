@@ -13,7 +13,7 @@ import Darwin
 /// One writer process and a reader in this one, on the same directory: the reader never sees a
 /// mix of two commits, through the writer's overwrites, removals and journal compactions.
 @Suite struct CrossProcessReadOnlyTests {
-    @Test(.tags(.slow), arguments: bothStorages)
+    @Test(.tags(.slow), .fullRunOnly, arguments: bothStorages)
     func aReaderInAnotherProcessNeverSeesAMixedEntry(storage: DiskLRUCache.Storage) throws {
         let directory = TemporaryDirectory()
         let writer = Process()

@@ -14,7 +14,7 @@ extension Slow {
     /// Fails the Nth file-system call of a representative workload, for every N the workload
     /// reaches, with each errno: every fault is a thrown error with context or absorbed, the process
     /// never traps, the cache stays usable, reopening is consistent, and no unsaved value is lost.
-    @Suite(.tags(.slow)) struct FaultSweepTests {
+    @Suite(.tags(.slow), .fullRunOnly) struct FaultSweepTests {
         static let errnos: [Int32] = [ENOSPC, EIO, EACCES]
 
         /// An engine workload of checked values; returns the errors it saw.

@@ -87,7 +87,7 @@ import Darwin
         return (outcome, rss)
     }
 
-    @Test(.tags(.slow)) func aJournalOfHalfAGigabyteOfNewlinesOpensInBoundedMemory() throws {
+    @Test(.tags(.slow), .fullRunOnly) func aJournalOfHalfAGigabyteOfNewlinesOpensInBoundedMemory() throws {
         let (outcome, rss) = try openInWorker { handle in
             try handle.write(contentsOf: Data("libcore.io.DiskLruCache\n1\n1\n2\n\n".utf8))
             let block = Data(repeating: UInt8(ascii: "\n"), count: 1 << 20)
@@ -104,7 +104,7 @@ import Darwin
         return Data((0..<(1 << 20)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
     }
 
-    @Test(.tags(.slow)) func aGigabyteOfRandomBytesIsRefusedInBoundedMemory() throws {
+    @Test(.tags(.slow), .fullRunOnly) func aGigabyteOfRandomBytesIsRefusedInBoundedMemory() throws {
         var block = randomMebibyte(seed: 42)
         block[0] = UInt8(ascii: "x")  // a first byte of zero would read as power-loss damage
         let (outcome, rss) = try openInWorker { handle in
@@ -115,7 +115,7 @@ import Darwin
         #expect(rss < 32 << 10)
     }
 
-    @Test(.tags(.slow)) func aValidHeaderBeforeRandomBytesIsWipedInBoundedMemory() throws {
+    @Test(.tags(.slow), .fullRunOnly) func aValidHeaderBeforeRandomBytesIsWipedInBoundedMemory() throws {
         let block = randomMebibyte(seed: 7)
         let (outcome, rss) = try openInWorker { handle in
             try handle.write(contentsOf: Data("libcore.io.DiskLruCache\n1\n1\n2\n\n".utf8))

@@ -7,7 +7,7 @@ extension Slow {
     /// Mutated journals: opening never crashes or hangs; it keeps the valid prefix, wipes the
     /// cache's own files, or refuses a file that is no longer a journal at all (touching nothing),
     /// and the cache works afterwards. 10,000 cases by default; `SWIFTYCACHE_FUZZ_CASES` sets the count.
-    @Suite(.tags(.slow)) struct JournalFuzzTests {
+    @Suite(.tags(.slow), .fullRunOnly) struct JournalFuzzTests {
         static let totalCases =
             ProcessInfo.processInfo.environment["SWIFTYCACHE_FUZZ_CASES"].flatMap(Int.init) ?? 10_000
         static let chunks = 8

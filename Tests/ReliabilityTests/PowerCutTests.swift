@@ -76,7 +76,7 @@ import Darwin
         return true
     }
 
-    @Test(.tags(.slow), arguments: bothStorages, [false, true])
+    @Test(.tags(.slow), .fullRunOnly, arguments: bothStorages, [false, true])
     func aPowerCutCostsOnlyWhatChangedSinceTheLastSync(storage: DiskLRUCache.Storage, syncsWrites: Bool) throws {
         let name = "cuts-\(storage.inlineLimit == nil ? "files" : "packed")-\(syncsWrites ? "synced" : "buffered")"
         let root = TemporaryDirectory(name)

@@ -75,7 +75,7 @@ import Darwin
         return (returned, found)
     }
 
-    @Test(.tags(.slow), arguments: bothStorages)
+    @Test(.tags(.slow), .fullRunOnly, arguments: bothStorages)
     func withSyncedWritesEveryCommitThatReturnedSurvivesAPowerCut(storage: DiskLRUCache.Storage) throws {
         guard let (returned, found) = try Self.commitThenCutPower(syncsWrites: true, storage: storage, name: "durable")
         else { return }
@@ -86,7 +86,7 @@ import Darwin
         #expect(missing.isEmpty, "lost: \(missing)")
     }
 
-    @Test(.tags(.slow), arguments: bothStorages)
+    @Test(.tags(.slow), .fullRunOnly, arguments: bothStorages)
     func withoutSyncedWritesAPowerCutLeavesNothingTornOrMisattributed(storage: DiskLRUCache.Storage) throws {
         // CacheInvariants.check verifies every surviving value is whole and its own key's.
         guard

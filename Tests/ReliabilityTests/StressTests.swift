@@ -11,7 +11,7 @@ extension Slow {
     /// evictAll, setMaxSize, flush) on 64 overlapping keys under a small limit, for a bounded
     /// time, then the invariants. Also run under ThreadSanitizer (docs/RELIABILITY.md).
     /// `SWIFTYCACHE_STRESS_SECONDS` sets the duration (default 2).
-    @Suite(.tags(.concurrency, .lockFreeReads, .slow)) struct StressTests {
+    @Suite(.tags(.concurrency, .lockFreeReads, .slow), .fullRunOnly) struct StressTests {
         static let seconds = ProcessInfo.processInfo.environment["SWIFTYCACHE_STRESS_SECONDS"].flatMap(Double.init) ?? 2
 
         /// Packed storage with an inline limit that sends the larger values to files, and small
