@@ -119,7 +119,7 @@ extension DiskLRUCache {
         /// record is read whole into memory, so its slots stay small. A header above it (a
         /// crafted file, or a directory an earlier release created with a larger limit) makes
         /// `init` throw ``CacheError/Code/notACacheDirectory``, touching nothing.
-        public static let maximumInlineLimit = 1 << 20
+        public static let maximumInlineLimit = Journal.maximumInlineLimit
 
         /// 16 KiB. The benchmark's crossover workload finds a get from a record cheaper than
         /// from files up to between 16 and 64 KiB per slot (0.62× their time at 16 KiB, 1.22×

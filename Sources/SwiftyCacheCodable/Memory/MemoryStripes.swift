@@ -1,4 +1,3 @@
-public import SwiftyCacheCore
 public import Synchronization
 
 #if canImport(FoundationEssentials)

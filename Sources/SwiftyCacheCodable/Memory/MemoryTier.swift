@@ -1,5 +1,3 @@
-public import SwiftyCacheCore
-
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else

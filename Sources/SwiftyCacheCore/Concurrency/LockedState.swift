@@ -60,7 +60,7 @@ package struct LockedState<State>: @unchecked Sendable {
 /// is ever held (measured: two packed readers fell to a fifth of one). Elsewhere, the default
 /// mutex. Neither can fail with these attributes.
 @usableFromInline
-func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+package func initializeMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
     #if canImport(Glibc)
     var attributes = pthread_mutexattr_t()
     pthread_mutexattr_init(&attributes)

@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#endif
-
 /// The exclusive hold a cache has on its directory: an `flock` on `journal.lock`, plus an entry
 /// in a process-wide registry so a second cache of this process fails at once, whatever path
 /// it names the directory by.
@@ -26,7 +18,7 @@ struct DirectoryLock: Sendable {
 
     /// One millisecond between attempts at another process's lock.
     static func pause() {
-        usleep(1_000)
+        ProcessPause.sleep(microseconds: 1_000)
     }
 
     /// Releases the lock: closing the descriptor drops the `flock`.

@@ -90,7 +90,7 @@ extension IndexSnapshot {
             else { return nil }
             let keyBytes = UnsafeBufferPointer(
                 start: (base + position).assumingMemoryBound(to: UInt8.self), count: keyLength)
-            guard JournalParser.isReplayableKey(keyBytes[...]) else { return nil }
+            guard CacheFileName.isReplayableKey(keyBytes[...]) else { return nil }
             let key = keyBytes
             position += keyLength
             guard let lengths = SlotLengths.reading(valueCount, { length() }) else { return nil }

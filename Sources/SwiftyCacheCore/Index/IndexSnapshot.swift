@@ -65,11 +65,11 @@ enum IndexSnapshot {
             }
             bytes.removeAll(keepingCapacity: true)
         }
-        appendVarint(UInt64(bitPattern: Int64(appVersion)), to: &bytes)
-        appendVarint(UInt64(valueCount), to: &bytes)
+        LEB128.append(UInt64(bitPattern: Int64(appVersion)), to: &bytes)
+        LEB128.append(UInt64(valueCount), to: &bytes)
         bytes.append(storesLocations ? 1 : 0)
-        appendVarint(UInt64(max(0, redundantOpCount)), to: &bytes)
-        appendVarint(UInt64(table.count), to: &bytes)
+        LEB128.append(UInt64(max(0, redundantOpCount)), to: &bytes)
+        LEB128.append(UInt64(table.count), to: &bytes)
         var cursor = table.eldest
         while cursor != -1 && !failed {
             let entry = table[cursor]
@@ -77,10 +77,10 @@ enum IndexSnapshot {
                 bytes.append(UInt8(truncatingIfNeeded: key.count))
                 bytes.append(contentsOf: key)
             }
-            for length in entry.lengths { appendVarint(UInt64(max(0, length)), to: &bytes) }
+            for length in entry.lengths { LEB128.append(UInt64(max(0, length)), to: &bytes) }
             if storesLocations {
-                appendVarint(UInt64(entry.location.segment), to: &bytes)
-                appendVarint(UInt64(max(0, entry.location.offset)), to: &bytes)
+                LEB128.append(UInt64(entry.location.segment), to: &bytes)
+                LEB128.append(UInt64(max(0, entry.location.offset)), to: &bytes)
             }
             if bytes.count >= bufferSize { flush() }
             cursor = table.indexAfter(cursor)
@@ -164,14 +164,5 @@ enum IndexSnapshot {
             return nil
         }
         return loaded
-    }
-
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
     }
 }

@@ -64,6 +64,10 @@ package enum Journal {
     package static let rebuildThreshold = 2000
     static let maximumKeyLength = 120
 
+    /// The largest inline limit a packed journal's header may record: a record is read whole
+    /// into memory. A header above it is refused (see ``DiskLRUCache/Storage/maximumInlineLimit``).
+    static let maximumInlineLimit = 1 << 20
+
     /// The first line of a packed-storage journal.
     static let packedMagic = "swiftycache.packed"
 
@@ -81,6 +85,9 @@ package enum Journal {
         }
 
         var magic: String { storesLocations ? packedMagic : Journal.magic }
+
+        /// The storage's name in messages: `files` or `packed`.
+        var name: String { storesLocations ? "packed" : "files" }
 
         /// The header lines, without their line ends.
         func headerLines(appVersion: Int, valueCount: Int) -> [String] {
@@ -106,13 +113,13 @@ package enum Journal {
     }
 
     /// Whether `key` may be read or removed: a key the API writes, or a wider one the Java
-    /// cache wrote and the journal replays (see ``JournalParser/isReplayableKey(_:)``). Either
+    /// cache wrote and the journal replays (see ``CacheFileName/isReplayableKey(_:)``). Either
     /// way `key.N` names a file inside the cache directory.
     static func isReadableKey(_ key: String) -> Bool {
         if isValidKey(key) { return true }
         var key = key
         return key.withUTF8 { bytes in
-            bytes.count <= JournalParser.keyAllowance && JournalParser.isReplayableKey(bytes[...])
+            bytes.count <= JournalParser.keyAllowance && CacheFileName.isReplayableKey(bytes[...])
         }
     }
 

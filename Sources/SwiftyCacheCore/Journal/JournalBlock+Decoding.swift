@@ -123,7 +123,7 @@ extension JournalBlock {
                         }
                     }
                 } else {
-                    guard JournalParser.isReplayableKey(keyBytes[...]) else { return false }
+                    guard CacheFileName.isReplayableKey(keyBytes[...]) else { return false }
                     keys.append(contentsOf: keyBytes)
                 }
                 guard let entryLengths = reader.lengths(valueCount), entryLengths.total != nil,

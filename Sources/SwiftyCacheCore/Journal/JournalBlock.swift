@@ -72,9 +72,9 @@ enum JournalBlock {
                 payload.append(UInt8(truncatingIfNeeded: key.count))
                 payload.append(contentsOf: key)
             }
-            for length in lengths { IndexSnapshot.appendVarint(UInt64(max(0, length)), to: &payload) }
-            IndexSnapshot.appendVarint(UInt64(location.segment), to: &payload)
-            IndexSnapshot.appendVarint(UInt64(max(0, location.offset)), to: &payload)
+            for length in lengths { LEB128.append(UInt64(max(0, length)), to: &payload) }
+            LEB128.append(UInt64(location.segment), to: &payload)
+            LEB128.append(UInt64(max(0, location.offset)), to: &payload)
             count += 1
             if count >= maximumEntries || payload.count >= payloadLimit { flush(to: &buffer) }
         }

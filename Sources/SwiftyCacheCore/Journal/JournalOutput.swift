@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#endif
-
 /// The order of the journal file's writes, kept by a lock of its own so that buffered `READ`
 /// lines can be written after the cache lock is released.
 ///
@@ -19,10 +11,9 @@ import Darwin
 /// Lock order: the cache lock, then this one; a thread holding only this one never takes the
 /// cache lock.
 final class JournalOutput: @unchecked Sendable {
-    // @unchecked Sendable is sound: `deferredFailure` is read and written only between
-    // pthread_mutex_lock and pthread_mutex_unlock of `mutex`, which is allocated and
-    // initialized in init, never moved, and destroyed in deinit, when no reference is left.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // @unchecked Sendable is sound: `deferredFailure` and `size` are read and written only
+    // between `lock()` and `unlock()` of `mutex` (every caller holds it, as each method says).
+    private let mutex = OrderedMutex()
     /// A write made outside the cache lock that failed, for the next holder of the cache lock
     /// to adopt (``JournalWriter`` then stops appending, as for any failed write).
     private var deferredFailure: CacheError?
@@ -30,20 +21,8 @@ final class JournalOutput: @unchecked Sendable {
     /// write that failed for lack of space is cut back to.
     var size: Int64?
 
-    init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        initializeMutex(mutex)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    func lock() { mutex.lock() }
+    func unlock() { mutex.unlock() }
 
     /// Records the failure of a write outside the cache lock. Call with the lock held.
     func recordFailure(_ failure: CacheError) {

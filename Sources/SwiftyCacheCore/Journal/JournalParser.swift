@@ -297,7 +297,9 @@ struct JournalParser {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return }
         let rest = line[(space + 1)...]
         let key = rest[..<(rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex)]
-        guard keysAfterCorruption.count < Self.maximumKeysAfterCorruption, Self.isReplayableKey(key) else { return }
+        guard keysAfterCorruption.count < Self.maximumKeysAfterCorruption, CacheFileName.isReplayableKey(key) else {
+            return
+        }
         keysAfterCorruption.insert(String(decoding: key, as: UTF8.self))
     }
 

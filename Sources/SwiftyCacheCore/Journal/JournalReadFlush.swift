@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#endif
-
 /// Buffered `READ` lines taken under the cache lock, with the journal's output lock held, to be
 /// written once the cache lock is released. ``write()`` must be called exactly once, on the
 /// thread that took them: it releases the output lock.

@@ -85,7 +85,8 @@ extension CacheState {
         {
             table.removeAll()
             let found: Journal.Format = summary.firstLine == .packedMagic ? .packed(inlineLimit: 0) : .files
-            throw CacheError.storageMismatch(path: directory.journalPath, found: found, requested: replayFormat)
+            throw CacheError.storageMismatch(
+                path: directory.journalPath, found: found.name, requested: replayFormat.name)
         }
     }
 

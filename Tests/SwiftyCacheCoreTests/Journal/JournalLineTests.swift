@@ -64,7 +64,7 @@ import Testing
             !key.isEmpty && key.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
                 && !(key.count <= 2 && key.allSatisfy { $0 == UInt8(ascii: ".") })
         }
-        func check(_ key: [UInt8]) -> Bool { key.withUnsafeBufferPointer { JournalParser.isReplayableKey($0[...]) } }
+        func check(_ key: [UInt8]) -> Bool { key.withUnsafeBufferPointer { CacheFileName.isReplayableKey($0[...]) } }
         for length in [1, 7, 8, 9, 16, 21] {
             for position in 0..<length {
                 for byte in 0...255 {

@@ -1,5 +1,6 @@
-import SwiftyCacheCore
 import Testing
+
+@testable import SwiftyCacheCodable
 
 /// The index's data structure: stable indices, recycled slots, LRU order.
 @Suite struct LRUDictionaryTests {
@@ -40,5 +41,14 @@ import Testing
         dictionary.touch(indices[0])
         #expect(dictionary.indicesInLRUOrder == [indices[2], indices[4], reused, indices[0]])
         #expect(dictionary.indicesInStorageOrder == [indices[0], indices[2], reused, indices[4]])
+    }
+
+    @Test func aBrokenLRUListIsCaught() {
+        var dictionary = LRUDictionary<String, Int>()
+        let a = dictionary.insert(1, forKey: "a")
+        dictionary.insert(2, forKey: "b")
+        #expect(dictionary.invariantViolation() == nil)
+        dictionary.links[a].next = -1  // the walk now stops after "a"
+        #expect(dictionary.invariantViolation() != nil)
     }
 }

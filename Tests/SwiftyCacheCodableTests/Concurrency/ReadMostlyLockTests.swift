@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Synchronization
 import Testing
+
+@testable import SwiftyCacheCodable
 
 /// The read-mostly lock under the memory tier's stripes: readers enter without the mutex while
 /// the gate is open, a writer closes it and waits for the readers inside, the gate reopens

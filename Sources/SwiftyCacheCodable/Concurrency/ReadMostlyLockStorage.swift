@@ -1,3 +1,4 @@
+import SwiftyCacheCore
 import Synchronization
 
 #if canImport(Darwin)

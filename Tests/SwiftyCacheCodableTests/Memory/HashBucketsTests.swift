@@ -1,6 +1,7 @@
-import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
+
+@testable import SwiftyCacheCodable
 
 /// The index's hash table: every recorded slot stays reachable through inserts, removals and
 /// growth, whatever the hashes, and a removal leaves no tombstone behind.

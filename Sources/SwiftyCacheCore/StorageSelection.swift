@@ -1,5 +1,6 @@
-/// Which value storage a cache opens a directory with: the layers above hold only
-/// `any ValueStorage`.
+/// Which value storage a cache opens a directory with, and the storage itself: the one place
+/// that names a concrete storage (the layers below hold `any ValueStorage`). Each storage takes
+/// its own settings, plain values read here from the facade's options.
 struct StorageSelection {
     /// The storage the cache writes with.
     var format: Journal.Format
@@ -25,17 +26,28 @@ struct StorageSelection {
         case (.files, .packed) where options.migratesFileStorage:
             return StorageSelection(format: requested, replayFormat: .files)
         default:
-            throw CacheError.storageMismatch(path: journalPath, found: found, requested: requested)
+            throw CacheError.storageMismatch(path: journalPath, found: found.name, requested: requested.name)
         }
     }
 
-    /// The storage of ``format`` over `directory`. Each storage builds itself from the options
-    /// in its own folder (`Storage/Files/`, `Storage/Packed/`): no layer names a concrete storage.
+    /// The storage of ``format`` over `directory`.
     func makeStorage(directory: CacheDirectory, valueCount: Int, options: DiskLRUCache.Options) -> any ValueStorage {
         switch format {
-        case .files: Self.fileStorage(directory: directory, valueCount: valueCount, options: options)
+        case .files:
+            FileStorage(directory: directory, valueCount: valueCount, syncsWrites: options.syncsWrites)
         case .packed(let inlineLimit):
-            Self.recordStorage(directory: directory, valueCount: valueCount, inlineLimit: inlineLimit, options: options)
+            PackedStorage(
+                directory: directory, valueCount: valueCount, inlineLimit: inlineLimit,
+                syncsWrites: options.syncsWrites,
+                isReadOnly: options.isReadOnly, segmentSize: max(64, options.packedSegmentSize),
+                growsSegments: options.growsPackedSegments, openSegmentLimit: options.maxOpenSegments)
         }
+    }
+
+    /// The bytes of the committed value files of a file-storage directory no cache has open.
+    ///
+    /// - Complexity: O(files in the directory).
+    static func fileValueBytes(in directory: CacheDirectory) -> Int {
+        FileStorage.valueBytes(in: directory)
     }
 }

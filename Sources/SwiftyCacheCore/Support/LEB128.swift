@@ -27,4 +27,16 @@ enum LEB128 {
         }
         return nil
     }
+
+    /// Appends `value` to `bytes` as a varint.
+    ///
+    /// - Complexity: O(1): at most ten bytes.
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
 }

@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: [0, 1, 127, 128, 300, 1 << 32, UInt64.max - 1, UInt64.max])
     func whatIsWrittenReadsBack(value: UInt64) {
         var bytes: [UInt8] = []
-        IndexSnapshot.appendVarint(value, to: &bytes)
+        LEB128.append(value, to: &bytes)
         #expect(bytes.count == max(1, (64 - value.leadingZeroBitCount + 6) / 7))
         let (read, position) = read(bytes + [0xAA])
         #expect(read == value)

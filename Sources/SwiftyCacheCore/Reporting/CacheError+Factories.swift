@@ -170,14 +170,13 @@ extension CacheError {
     }
 
     static func storageMismatch(
-        path: String, found: Journal.Format, requested: Journal.Format, file: String = #fileID, line: Int = #line
+        path: String, found: String, requested: String, file: String = #fileID, line: Int = #line
     ) -> CacheError {
-        func name(_ format: Journal.Format) -> String { format.storesLocations ? "packed" : "files" }
-        return CacheError(
+        CacheError(
             at: file, line,
             code: .storageMismatch,
             message:
-                "this directory holds a cache in \(name(found)) storage, opened with \(name(requested)) storage; open it with the storage it was written in, or use another directory",
+                "this directory holds a cache in \(found) storage, opened with \(requested) storage; open it with the storage it was written in, or use another directory",
             path: path, operation: .open)
     }
 

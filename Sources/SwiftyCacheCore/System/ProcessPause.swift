@@ -1,0 +1,16 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+
+/// The calling thread's pause, for a loop that waits on another process (a directory lock it
+/// holds): there is nothing in this process to wait on.
+enum ProcessPause {
+    /// Suspends the calling thread for about `microseconds`.
+    static func sleep(microseconds: UInt32) {
+        usleep(microseconds)
+    }
+}
