@@ -25,13 +25,17 @@ extension ObjectCache {
     @usableFromInline
     func valueFromDisk(forKey key: Key) async throws -> Value? {
         try Task.checkCancellation()
-        if case .finished(let value, let mustSave) = try valueIfInMemory(forKey: key) {
+        switch try valueIfInMemory(forKey: key) {
+        case .found(let (value, mustSave)):
             // Unsaved values the memory tier gave up for this one are written on the pool; if the
             // task is cancelled first, they stay in memory, unsaved, for a later trim or save.
             if !mustSave.isEmpty { _ = try? await DiskLRUCache.offload { self.saveAndDrop(mustSave) } }
             return value
+        case .missing:
+            return nil
+        case .needsIO:
+            return try await DiskLRUCache.offload { try self.valueAfterMemoryMiss(forKey: key) }
         }
-        return try await DiskLRUCache.offload { try self.valueAfterMemoryMiss(forKey: key) }
     }
 
     /// Stores `value` on disk and in memory; see `set(_:forKey:expiresAfter:)`.

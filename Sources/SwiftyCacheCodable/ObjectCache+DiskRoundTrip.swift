@@ -110,40 +110,37 @@ extension ObjectCache {
         return attachable as? Value ?? value
     }
 
-    /// What a read from memory only found (see ``valueIfInMemory(forKey:)``).
-    enum MemoryOnlyRead {
-        /// The read is done: the value, or `nil` on a miss; `mustSave` holds the unsaved
-        /// values the memory tier gave up to make room, for the caller to write.
-        case finished(Value?, mustSave: [MemoryTier<Key, Value>.PendingSave])
-        /// It needs file I/O (the disk, or a write to drop an unusable entry).
-        case needsIO
-    }
-
     /// `value(forKey:)` without waiting for file I/O, for the `async` overload on Swift's
     /// cooperative pool: a memory hit, or a packed entry whose record is in the page cache
     /// (see `DiskLRUCache.dataIfInMemory(forKey:)`), decoded here. Anything that needs the
-    /// disk or a write returns ``MemoryOnlyRead/needsIO`` before any effect.
-    func valueIfInMemory(forKey key: Key) throws -> MemoryOnlyRead {
+    /// disk or a write returns ``ReadResult/needsIO`` before any effect. A value found comes
+    /// with the unsaved values the memory tier gave up to make room for it (`mustSave`), for the
+    /// caller to write.
+    func valueIfInMemory(
+        forKey key: Key
+    ) throws -> ReadResult<(value: Value, mustSave: [MemoryTier<Key, Value>.PendingSave])> {
         let now = clock()
         switch memory.find(key, now: now) {
-        case .hit(let value): return .finished(value, mustSave: [])
+        case .hit(let value): return .found((value, []))
         case .expired: return .needsIO
         case .miss: break
         }
         let keyBytes = try encodeKey(key, operation: .value)
         let engineKey = keyHasher.engineKey(for: keyBytes)
-        let read = try diskCall(key, operation: .value) { try disk.dataIfInMemory(forKey: engineKey) }
-        guard case .finished(let slots) = read else { return .needsIO }
-        guard let slots else {
+        let slots: [Data]
+        switch try diskCall(key, operation: .value, { try disk.dataIfInMemory(forKey: engineKey) }) {
+        case .found(let found): slots = found
+        case .missing:
             memory.countMiss(key)
-            return .finished(nil, mustSave: [])
+            return .missing
+        case .needsIO: return .needsIO
         }
         guard case .loaded(let loaded) = decode(ReadValues(slots), keyBytes: keyBytes, now: now) else {
             return .needsIO
         }
         memory.countDiskHit(key)
         let stored = memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
-        return .finished(loaded.value, mustSave: stored ? memory.trim(after: key) : [])
+        return .found((loaded.value, stored ? memory.trim(after: key) : []))
     }
 
     /// Decodes `payload`, valid during the call.

@@ -94,7 +94,12 @@ public struct ObjectCacheFormat: Sendable {
         }
     }
 
-    /// Decodes `bytes`, valid during the call (a slot of a packed record, read in place).
+    /// Decodes `bytes`, valid during the call (a slot of a packed record, where the read left
+    /// it: the record is not copied into a `Data` per slot).
+    ///
+    /// One copy is made of the payload, into the decoder's own array (built-in JSON) or `Data`
+    /// (Foundation's coders): a decoder's containers may outlive the call (a `Decodable` may
+    /// keep its decoder), so they must not point into a buffer that is freed when it returns.
     @usableFromInline
     func decode<Value: Decodable>(_ type: Value.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> Value {
         switch coders {

@@ -51,7 +51,11 @@ extension DiskLRUCache {
     /// anything else goes to the I/O pool.
     public func data(forKey key: String) async throws -> [Data]? {
         try Task.checkCancellation()
-        if case .finished(let values) = try dataIfInMemory(forKey: key) { return values }
+        switch try dataIfInMemory(forKey: key) {
+        case .found(let values): return values
+        case .missing: return nil
+        case .needsIO: break
+        }
         return try await Self.offload { try self.data(forKey: key) }
     }
 

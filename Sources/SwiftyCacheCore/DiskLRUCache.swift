@@ -252,7 +252,7 @@ public final class DiskLRUCache: Sendable {
         if let records = storage.recordStorage, let record = records.encodeRecord(key: key, values: values) {
             let lengths = SlotLengths(values.lazy.map(\.count))
             let committed = try locked(operation: .setData, key: key, claimsCleanup: true) { state in
-                try state.commitRecord(key: key, lengths: lengths, record: record, in: records)
+                try state.commitRecord(key: key, lengths: lengths, record: record)
             }
             if committed { return }
         }

@@ -6,8 +6,9 @@ public import Foundation
 
 /// Every slot of an entry as one read found them: in packed storage, the record itself, read
 /// and checked once, whose bytes the caller looks at where they are; otherwise one `Data` per
-/// slot. For the layer above, which parses a slot and decodes another without a copy of
-/// either (``DiskLRUCache/readValues(forKey:)``).
+/// slot. For the layer above, which parses a slot where it is and hands another to its decoder
+/// with no copy of the record (``DiskLRUCache/readValues(forKey:)``; the decoder itself copies
+/// the payload it decodes, see `ObjectCacheFormat.decode`).
 @usableFromInline
 package struct ReadValues: Sendable {
     private enum Source: Sendable {

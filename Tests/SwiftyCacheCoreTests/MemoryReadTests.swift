@@ -27,7 +27,7 @@ import Glibc
         fileSystem.setPageCache(.holdsEverything)
         let cache = try openCache(storage: .packed)
         try cache.set("k1", "abc", "de")
-        guard case .finished(let values) = try cache.dataIfInMemory(forKey: "k1") else {
+        guard case .found(let values) = try cache.dataIfInMemory(forKey: "k1") else {
             Issue.record("a record in memory is read from memory")
             return
         }
@@ -40,7 +40,7 @@ import Glibc
 
     @Test func aMissIsFinishedAndCounted() throws {
         let cache = try openCache(storage: .packed)
-        guard case .finished(nil) = try cache.dataIfInMemory(forKey: "absent") else {
+        guard case .missing = try cache.dataIfInMemory(forKey: "absent") else {
             Issue.record("a miss needs no I/O")
             return
         }
@@ -68,7 +68,7 @@ import Glibc
         // The full read, then (its pages now in memory) the read from memory.
         #expect(try cache.strings("k1") == ["abc", "de"])
         fileSystem.setPageCache(.holdsEverything)
-        guard case .finished(let values) = try cache.dataIfInMemory(forKey: "k1") else {
+        guard case .found(let values) = try cache.dataIfInMemory(forKey: "k1") else {
             Issue.record("values in memory are read from memory")
             return
         }
@@ -84,7 +84,7 @@ import Glibc
         let cache = try openCache(storage: .files)
         try cache.set("k1", "abc", "de")
         let blockingBefore = fileSystem.calls(to: "open") + fileSystem.calls(to: "read")
-        guard case .finished(let values) = try cache.dataIfInMemory(forKey: "k1") else {
+        guard case .found(let values) = try cache.dataIfInMemory(forKey: "k1") else {
             Issue.record("value files in memory are read from memory")
             return
         }

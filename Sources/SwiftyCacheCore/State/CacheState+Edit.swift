@@ -195,9 +195,8 @@ extension CacheState {
     /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds the key, and the
     ///   errors of a commit.
     /// - Complexity: one `write` of the record and one of the journal line.
-    mutating func commitRecord(
-        key: String, lengths: SlotLengths, record: [UInt8], in packed: any RecordStorage
-    ) throws(CacheError) -> Bool {
+    mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
+        guard let packed = storage.recordStorage else { return false }
         try checkWritable(key: key, operation: .setData)
         let existing = table.index(of: key)
         var replaced: CommittedValues?
@@ -216,7 +215,7 @@ extension CacheState {
         } catch  where error.isNoEntry {
             // The directory was deleted underneath: recreated here, and the entry written anew.
             guard try restoreMissingDirectory() else { throw error }
-            return try commitRecord(key: key, lengths: lengths, record: record, in: packed)
+            return try commitRecord(key: key, lengths: lengths, record: record)
         }
         packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
         let index = existing ?? table.insert(key: key, valueCount: valueCount)

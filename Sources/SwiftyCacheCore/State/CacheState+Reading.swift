@@ -1,7 +1,8 @@
 import Dispatch
 
-/// Reads under the lock: the plan before the values are opened, the check after, the one-hold
-/// plan of values that check themselves, and the `READ` lines buffered for writing after the lock.
+/// Reads under the lock: which way a read goes, recorded at once for values that check
+/// themselves, the check after the values were opened, and the `READ` lines buffered for
+/// writing after the lock.
 extension CacheState {
     /// What a read needs to open an entry's values outside the lock, and to check afterwards
     /// that the entry did not change meanwhile.
@@ -11,56 +12,72 @@ extension CacheState {
         var sequenceNumber: UInt64
     }
 
-    /// The first half of a read, under the lock: the committed entry's lengths, location and
-    /// sequence number; `nil` on a miss (counted with `recordingRead`). The caller opens the
-    /// values outside the lock, then calls ``finishRead(key:plan:opened:recordingRead:)``.
-    ///
-    /// - Complexity: O(1).
-    mutating func planRead(key: String, recordingRead: Bool) throws(CacheError) -> ReadPlan? {
-        try plannedEntry(key: key, recordingRead: recordingRead)?.plan
+    /// How a read begins, under the lock: the one decision of which way it goes.
+    enum ReadStart {
+        /// No committed entry (a miss, counted when the read records itself).
+        case miss
+        /// The entry's values check themselves (a packed record that holds every slot: its
+        /// checksum covers the key and the lengths, and a superseded record still holds the
+        /// values current at the plan). The hit, the LRU touch and the `READ` line are
+        /// recorded: the caller reads the record outside the lock and, only if it cannot,
+        /// comes back with ``abandonRecordedRead(key:plan:damaged:)``.
+        case recorded(ReadPlan)
+        /// Open the values outside the lock, then check them with
+        /// ``finishRead(key:plan:opened:recordingRead:)``.
+        case planned(ReadPlan)
+        /// A read from memory only that must do file I/O (a read-only cache checks an entry
+        /// against the writer's journal): nothing was recorded.
+        case needsIO
     }
 
-    /// ``planRead(key:recordingRead:)`` with the entry's index, from one probe of the index.
-    private mutating func plannedEntry(key: String, recordingRead: Bool) throws(CacheError) -> (
-        index: Int, plan: ReadPlan
-    )? {
+    /// Begins a read of `key`. With `recordsInOneHold`, an entry whose values check themselves
+    /// is recorded now (``ReadStart/recorded(_:)``), so that readers of different keys meet
+    /// at the lock once per read, not twice; never for a read-only cache, which checks every
+    /// entry against the writer's journal. The `READ` line is buffered, never written under
+    /// the lock (see ``takeReadFlush()``).
+    ///
+    /// - Complexity: O(1).
+    mutating func beginRead(
+        key: String, recordingRead: Bool, cachedOnly: Bool, recordsInOneHold: Bool
+    ) throws(CacheError) -> ReadStart {
+        if cachedOnly && isReadOnly { return .needsIO }
         if isReadOnly, readOnlyView?.isReplaced ?? false { try refreshReadOnly() }
         guard let index = table.index(of: key), let lengths = table.readableLengths(index) else {
             if recordingRead { statistics.missCount += 1 }
-            return nil
+            return .miss
         }
         let plan = ReadPlan(
             lengths: lengths, location: table.location(index), sequenceNumber: table.sequenceNumber(index))
-        return (index, plan)
-    }
-
-    /// A read planned and recorded in one lock hold, for values that check themselves (a
-    /// packed record whose slots are all inline: its checksum covers the key and the lengths,
-    /// and a superseded record still holds the values that were current at the plan): the hit,
-    /// the LRU touch and the `READ` line are recorded with the plan, and no second lock hold
-    /// is needed. If the values then cannot be read, the caller calls ``unrecordRead()`` and
-    /// reads the validating way. Not for a read-only cache. The `READ` line is buffered, never
-    /// written under the lock (see ``takeReadFlush()``).
-    ///
-    /// - Complexity: O(1).
-    mutating func planRecordedRead(key: String) throws(CacheError) -> ReadPlan? {
-        guard let (index, plan) = try plannedEntry(key: key, recordingRead: true) else { return nil }
+        guard recordsInOneHold && recordingRead && !isReadOnly,
+            storage.recordStorage?.holdsInline(location: plan.location, lengths: plan.lengths) == true
+        else { return .planned(plan) }
         statistics.hitCount += 1
         table.touch(index)
         redundantOpCount += 1
         journal.append(.read, key: key)
-        return plan
+        return .recorded(plan)
     }
 
-    /// Takes back the hit a ``planRecordedRead(key:)`` counted, when the read
-    /// goes the validating way after all (which counts it again). The LRU touch and the `READ`
-    /// line stay: a second one changes nothing.
-    mutating func unrecordRead() {
+    /// Ends a ``ReadStart/recorded(_:)`` read whose record could not be read: the hit is taken
+    /// back (the LRU touch and the `READ` line stay: a second one changes nothing). A
+    /// `damaged` record of the entry as planned drops the entry, counted once, and the read is
+    /// ``ReadCheck/missing``; otherwise (not in memory, or the entry changed since) the read
+    /// is ``ReadCheck/changed`` and goes the validating way.
+    ///
+    /// - Complexity: O(1).
+    mutating func abandonRecordedRead(key: String, plan: ReadPlan, damaged: Bool) -> ReadCheck {
         statistics.hitCount -= 1
+        guard damaged, let index = table.index(of: key), table[index].isReadable,
+            table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location
+        else { return .changed }
+        storage.recordStorage?.noteDamagedRecord()
+        dropDamagedEntry(index)
+        statistics.missCount += 1
+        return .missing
     }
 
-    /// How the second half of a read ended.
-    enum ReadOutcome {
+    /// How the check of a read's values ended.
+    enum ReadCheck {
         /// The values opened are the entry's committed ones: the read counts.
         case valid
         /// The entry changed (committed, removed, or, for a read-only cache, touched by the
@@ -75,7 +92,7 @@ extension CacheState {
     /// could not be opened, drops it as damaged.
     ///
     /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
-    mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadOutcome {
+    mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadCheck {
         // A record moved by compaction counts as a change: the read plans again at its new place.
         guard let index = table.index(of: key), table[index].isReadable,
             table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location

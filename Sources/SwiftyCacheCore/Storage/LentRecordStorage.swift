@@ -20,9 +20,9 @@ struct LentRecordStorage<Storage: RecordStorage>: RecordReader {
 
     func readRecord(
         key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
-    ) throws(CacheError) -> RecordRead {
+    ) throws(CacheError) -> ReadResult<RecordBytes> {
         let result = reference._withUnsafeGuaranteedRef { storage in
-            Result { () throws(CacheError) -> RecordRead in
+            Result { () throws(CacheError) -> ReadResult<RecordBytes> in
                 try storage.readRecord(
                     key: key, location: location, lengths: lengths, cachedOnly: cachedOnly, countsDamage: countsDamage)
             }

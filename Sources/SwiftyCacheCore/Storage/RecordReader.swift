@@ -11,5 +11,5 @@ protocol RecordReader: Sendable {
     /// See ``RecordStorage/readRecord(key:location:lengths:cachedOnly:countsDamage:)``.
     func readRecord(
         key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
-    ) throws(CacheError) -> RecordRead
+    ) throws(CacheError) -> ReadResult<RecordBytes>
 }

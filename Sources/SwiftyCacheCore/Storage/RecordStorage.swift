@@ -32,12 +32,17 @@ protocol RecordStorage: ValueStorage, AnyObject {
 
     /// Reads the record at `location` and checks it; with `cachedOnly`, only bytes already in
     /// memory, so that the call never sleeps on I/O. With `countsDamage` false, a damaged
-    /// record is not counted: for a first attempt whose caller reads again the validating way.
+    /// record is not counted: for a read whose caller learns under the lock whether the record
+    /// is still the entry's (``noteDamagedRecord()``), or not (compaction moved it meanwhile).
     ///
     /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     func readRecord(
         key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
-    ) throws(CacheError) -> RecordRead
+    ) throws(CacheError) -> ReadResult<RecordBytes>
+
+    /// Counts a damaged record that a read with `countsDamage` false found, once the caller
+    /// knows it is the entry's record.
+    func noteDamagedRecord()
 }
 
 extension RecordStorage {
@@ -50,7 +55,7 @@ extension RecordStorage {
     func readRecord(key: String, location: ValueLocation, lengths: SlotLengths) throws(CacheError) -> RecordBytes? {
         switch try readRecord(key: key, location: location, lengths: lengths, cachedOnly: false, countsDamage: true) {
         case .found(let record): return record
-        case .missing, .notInMemory: return nil
+        case .missing, .needsIO: return nil
         }
     }
 }

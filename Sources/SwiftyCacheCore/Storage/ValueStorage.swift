@@ -121,9 +121,9 @@ protocol ValueStorage: Sendable {
     func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool
 
     /// The committed values at `location`, read only from the kernel's caches:
-    /// ``CachedValues/notInMemory`` as soon as anything would wait for the disk. The caller
+    /// ``ReadResult/needsIO`` as soon as anything would wait for the disk. The caller
     /// checks under the lock that the entry did not change meanwhile.
-    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> CachedValues
+    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> ReadResult<[Data]>
 
     // Capabilities: what only some storages do, reached without naming a storage's type.
 
@@ -152,8 +152,8 @@ extension ValueStorage {
     func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool {
         true
     }
-    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> CachedValues {
-        .notInMemory
+    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> ReadResult<[Data]> {
+        .needsIO
     }
     var recordStorage: (any RecordStorage)? { nil }
     var recordReader: (any RecordReader)? { nil }

@@ -276,12 +276,12 @@ struct FileStorage: ValueStorage {
 
     /// Opens and reads every slot of `key` from memory only: each path resolved from the
     /// kernel's caches (`openat2` with `RESOLVE_CACHED`), each file's bytes from the page
-    /// cache (`preadv2` with `RWF_NOWAIT`). ``CachedValues/notInMemory`` as soon as anything
+    /// cache (`preadv2` with `RWF_NOWAIT`). ``ReadResult/needsIO`` as soon as anything
     /// would wait for the disk or fails (the full read then reports the error), and
-    /// ``CachedValues/missing`` for a file missing or of the wrong kind or length.
+    /// ``ReadResult/missing`` for a file missing or of the wrong kind or length.
     ///
     /// - Complexity: One `openat2`, `fstat`, `preadv2` and `close` per slot.
-    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> CachedValues {
+    func readValuesIfCached(key: String, location: ValueLocation, lengths: SlotLengths) -> ReadResult<[Data]> {
         let fileSystem = self.fileSystem
         var values: [Data] = []
         values.reserveCapacity(valueCount)
@@ -292,9 +292,9 @@ struct FileStorage: ValueStorage {
                     try fileSystem.openIfCached(cString: path, flags: OpenFlags.readOnly)
                 }
             } catch {
-                return Self.isDamage(error) ? .missing : .notInMemory
+                return Self.isDamage(error) ? .missing : .needsIO
             }
-            guard let fd = opened else { return .notInMemory }
+            guard let fd = opened else { return .needsIO }
             defer { try? fileSystem.close(fd) }
             guard let status = try? fileSystem.status(of: fd), status.kind == .regular,
                 status.size == Int64(lengths[slot])
@@ -309,7 +309,7 @@ struct FileStorage: ValueStorage {
                 }
                 initialized = read
             }
-            if wouldWait { return .notInMemory }
+            if wouldWait { return .needsIO }
             values.append(Data(bytes))
         }
         return .found(values)

@@ -35,12 +35,12 @@ extension PackedStorage {
     /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     func readRecord(
         key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
-    ) throws(CacheError) -> RecordRead {
+    ) throws(CacheError) -> ReadResult<RecordBytes> {
         let size = Int(recordSize(lengths: lengths))
         guard size > 0 else { return .missing }
         let segment: SegmentFile
         if cachedOnly {
-            guard let open = state.withLock({ $0.lookUp(location.segment) }) else { return .notInMemory }
+            guard let open = state.withLock({ $0.lookUp(location.segment) }) else { return .needsIO }
             segment = open
         } else {
             guard let opened = try segmentFile(location.segment) else { return .missing }
@@ -67,7 +67,7 @@ extension PackedStorage {
         do throws(SystemCallFailure) {
             if cachedOnly {
                 guard let read = try fileSystem.readFullyIfCached(segment.fd, into: buffer, at: location.offset) else {
-                    return .notInMemory
+                    return .needsIO
                 }
                 initialized = read
             } else {
@@ -86,6 +86,10 @@ extension PackedStorage {
         }
         handedOver = true
         return .found(RecordBytes(taking: buffer, offsets: offsets, lengths: lengths))
+    }
+
+    func noteDamagedRecord() {
+        state.withLock { $0.corruptRecords += 1 }
     }
 
     /// Whether every slot of the entry at `location` is in its record (none in a file).
