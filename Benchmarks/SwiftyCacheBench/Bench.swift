@@ -13,16 +13,23 @@ struct Options {
     /// Whether `--scaling` was given (the scale workload has its own default sizes).
     var scalingSizesGiven = false
     var jsonPath: String?
+    /// `--charts REPORT.json`: draw the charts of a report instead of measuring.
+    var chartsReport: String?
+    var chartsScale: String?
+    var chartDirectory = "docs/charts"
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
                                  [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
+               swiftycache-bench --charts REPORT.json [--scale-report SCALE.json] [--chart-dir DIR]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
           --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
           --workload scale  one packed cache grown to each --scaling size (default 10k, 100k, 1M),
                          each in a process of its own: memory, rates, reopen, bytes per entry
+          --charts       draws SVG charts (against SQLite, latency; scale with --scale-report)
+                         from the JSON of earlier runs into --chart-dir (default docs/charts)
         """
 
     init(_ arguments: [String]) throws {
@@ -48,6 +55,9 @@ struct Options {
                 scalingSizesGiven = true
             case "--workload": workloads = Set(try value(argument).split(separator: ",").map(String.init))
             case "--json": jsonPath = try value(argument)
+            case "--charts": chartsReport = try value(argument)
+            case "--scale-report": chartsScale = try value(argument)
+            case "--chart-dir": chartDirectory = try value(argument)
             case "--quick":
                 count = 200
                 rounds = 2
@@ -112,6 +122,12 @@ enum SwiftyCacheBench {
                 exit(0)
             }
             let options = try Options(Array(CommandLine.arguments.dropFirst()))
+            if let report = options.chartsReport {
+                for file in try Charts.write(report: report, scale: options.chartsScale, to: options.chartDirectory) {
+                    print("wrote \(file)")
+                }
+                return
+            }
             try await run(options)
         } catch {
             FileHandle.standardError.write(Data("swiftycache-bench: \(error)\n\(Options.usage)\n".utf8))
