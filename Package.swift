@@ -16,7 +16,7 @@ let internalChecks: [SwiftSetting] =
 
 let package = Package(
     name: "SwiftyCache",
-    // `Mutex` from the Synchronization module sets the Apple floor.
+    // The Synchronization module's `Atomic` (the memory tier's lock-free reads) sets the Apple floor.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "SwiftyCacheCore", targets: ["SwiftyCacheCore"]),

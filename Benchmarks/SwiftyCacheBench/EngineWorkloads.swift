@@ -206,7 +206,7 @@ struct DurabilityWorkload {
 }
 
 /// Reopening one cache of `count` entries, several times, in each storage: after a clean close
-/// (the index snapshot is loaded) and after a crash (the journal is replayed); and the heap the
+/// (the saved index is loaded) and after a crash (the journal is replayed); and the heap the
 /// index takes per entry.
 struct ReopenWorkload {
     let count: Int

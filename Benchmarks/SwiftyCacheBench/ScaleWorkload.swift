@@ -11,7 +11,7 @@ import SwiftyCacheCore
 /// bytes at random places in the segments), a reopen after a clean close and one after a crash
 /// (everything flushed to the OS, no clean marker: what a SIGKILL leaves) of the compacted
 /// cache, one after a kill right after the gets (the journal as they left it), the bytes per
-/// entry of the journal and of the index snapshot a clean close writes, after `compact()`, and
+/// entry of the journal and of the saved index a clean close writes, after `compact()`, and
 /// the peak resident memory during `compact()` (segments and journal rebuilt) and during a
 /// reopen, over the memory they start from and end with.
 struct ScaleWorkload {

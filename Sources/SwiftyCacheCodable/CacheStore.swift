@@ -175,6 +175,12 @@ public final class CacheStore: Sendable {
     }
 }
 
+/// What the store needs of a cache whatever its types.
+protocol SizedCache: Sendable {
+    var diskSize: Int { get }
+    func removeAll() throws
+}
+
 extension ObjectCache: SizedCache {}
 
 private func homeDirectoryPath() -> String {

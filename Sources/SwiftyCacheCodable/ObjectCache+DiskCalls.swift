@@ -45,3 +45,9 @@ extension ObjectCache {
         return writeStripes[Int(UInt(bitPattern: hasher.finalize()) % UInt(writeStripes.count))]
     }
 }
+
+/// One lock of the per-key write striping; its state counts the writes it serialized (a
+/// zero-size state would confuse ThreadSanitizer's access tracking).
+final class WriteStripe: Sendable {
+    let lock = LockedState(0)
+}

@@ -53,6 +53,15 @@ extension DiskLRUCache.Options {
     }
 }
 
+extension RecoveryReport {
+    /// Whether the open loaded the index saved at the last clean close.
+    @available(*, deprecated, renamed: "loadedSavedIndex")
+    public var loadedIndexSnapshot: Bool {
+        get { loadedSavedIndex }
+        set { loadedSavedIndex = newValue }
+    }
+}
+
 extension Snapshot {
     /// All of slot `index`; `nil` if it cannot be read.
     @available(*, deprecated, renamed: "readData(at:)", message: "readData(at:) throws the reason")

@@ -28,8 +28,11 @@ func engine(_ directory: URL) throws {
     }
     try cache.remove("k")  // deprecated
     _ = DiskLRUCache.asyncIOThreadLimit  // deprecated
+    _ = cache.recoveryReport.loadedIndexSnapshot  // deprecated
     let failure: SystemCallError? = nil  // deprecated
     _ = failure
+    let error = CacheError(code: .ioFailure, message: "", operation: .setData)
+    _ = error.operation == "setData"  // deprecated
     try cache.close()
 }
 
@@ -48,6 +51,8 @@ func objects(_ directory: URL) throws {
     _ = ObjectCacheError.Operation.removePermanently  // deprecated
     _ = ObjectCacheError.Operation.contains  // deprecated
     _ = ObjectCacheFormat.json(configure: nil)  // deprecated
+    let objectError = ObjectCacheError(code: .diskFailure, message: "", operation: .save)
+    _ = objectError.operation == "save"  // deprecated
     let engineOptions = DiskLRUCache.Options(readOnly: true)  // deprecated
     _ = try? ObjectCache<String, Note>(directory: directory, diskOptions: engineOptions)  // deprecated
     let store = CacheStore(directory: directory)

@@ -22,7 +22,7 @@ import Testing
         try writer.run()
         // Blocking waits go to a thread of their own, not to the cooperative pool that the
         // async tests running beside this one share.
-        await Self.offPool {
+        await offPool {
             var said = Data()
             while !String(decoding: said, as: UTF8.self).contains("ready") {
                 let chunk = output.fileHandleForReading.availableData
@@ -59,7 +59,7 @@ import Testing
             }
             progress.continuation.finish()
         }
-        await Self.offPool { writer.waitUntilExit() }
+        await offPool { writer.waitUntilExit() }
         #expect(writer.terminationStatus == 0)
         // The truth: the directory as the writer left it, read by a cache opened now.
         let truthReader = try DiskLRUCache(
@@ -86,16 +86,6 @@ import Testing
         // something was delivered, and the model reached the truth through it.
         #expect(last.perKey + last.cleared > 0)
         try await reader.close()
-    }
-
-    /// Runs a blocking wait on a dispatch thread.
-    static func offPool(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                body()
-                continuation.resume()
-            }
-        }
     }
 
     static func exists(_ key: String, in cache: DiskLRUCache) throws -> Bool {

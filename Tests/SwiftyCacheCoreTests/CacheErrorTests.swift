@@ -30,7 +30,7 @@ import Testing
 
     @Test func anOperationReadsAsItsNameAndComparesWithTheNamesOfEarlierReleases() {
         let error = CacheError.editInProgress(key: "k", operation: .setPartialData)
-        #expect(error.operation == "setPartialData")
+        #expect(error.operation == .setPartialData)
         #expect("\(error.operation.map(\.name) ?? "")" == "setPartialData")
         #expect(error.description.contains("(operation: setPartialData, key: k)"))
         #expect(CacheError.Operation.rebuildJournal.description == "rebuild journal")

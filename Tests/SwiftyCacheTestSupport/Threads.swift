@@ -14,3 +14,14 @@ public func onNewThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemap
     }.start()
     return done
 }
+
+/// Runs blocking work on a dispatch thread and waits for it, so that it never blocks the
+/// cooperative pool that the `async` tests running beside the caller share.
+public func offPool(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        DispatchQueue.global().async {
+            body()
+            continuation.resume()
+        }
+    }
+}

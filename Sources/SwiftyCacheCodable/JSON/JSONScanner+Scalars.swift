@@ -59,32 +59,13 @@ extension JSONScanner {
             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             return index + 2
         case UInt8(ascii: "u"):
-            // A surrogate must come in a pair, high then low, as Foundation requires too.
-            switch try codeUnit(at: index + 2) {
-            case 0xD800...0xDBFF:
-                guard index + 12 <= bytes.count, bytes[index + 6] == UInt8(ascii: "\\"),
-                    bytes[index + 7] == UInt8(ascii: "u"), (0xDC00...0xDFFF).contains(try codeUnit(at: index + 8))
-                else { throw fault("A high surrogate without its low half") }
-                return index + 12
-            case 0xDC00...0xDFFF:
-                throw fault("A low surrogate without its high half")
-            default:
-                return index + 6
+            switch JSONUnescaping.unicodeEscape(in: bytes, at: index + 2) {
+            case .scalar(_, let length): return index + 2 + length
+            case .failure(let message): throw fault(message)
             }
         default:
             throw fault("Invalid escape")
         }
-    }
-
-    /// The four hexadecimal digits of a `\u` escape at `index`, as a code unit.
-    private func codeUnit(at index: Int) throws -> UInt16 {
-        guard index + 4 <= bytes.count else { throw fault("Invalid \\u escape") }
-        var value: UInt16 = 0
-        for offset in 0..<4 {
-            guard let digit = JSONUnescaping.hexValue(bytes[index + offset]) else { throw fault("Invalid \\u escape") }
-            value = value << 4 | UInt16(digit)
-        }
-        return value
     }
 
     /// The index after the UTF-8 sequence that starts at `index` with a byte of 0x80 or more.

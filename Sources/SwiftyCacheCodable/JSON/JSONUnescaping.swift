@@ -15,8 +15,8 @@ enum JSONUnescaping {
         let message: String
     }
 
-    /// The UTF-8 bytes of a string's contents (between its quotes), already validated by the
-    /// scanner but for the pairing of `\u` surrogates, which is checked here.
+    /// The UTF-8 bytes of a string's contents (between its quotes), which the scanner validated
+    /// (its `\u` escapes with ``unicodeEscape(in:at:)``, the decoder used here too).
     static func unescape(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
@@ -37,46 +37,56 @@ enum JSONUnescaping {
             case UInt8(ascii: "r"): output.append(0x0D)
             case UInt8(ascii: "t"): output.append(0x09)
             case UInt8(ascii: "u"):
-                let scalar = try scalar(in: bytes, at: &index)
-                output.append(contentsOf: String(Character(scalar)).utf8)
+                switch unicodeEscape(in: bytes, at: index) {
+                case .scalar(let scalar, let length):
+                    output.append(contentsOf: String(Character(scalar)).utf8)
+                    index += length
+                case .failure(let message):
+                    throw Failure(message: message)
+                }
             default: output.append(escaped)
             }
         }
         return output
     }
 
-    /// The scalar of a `\u` escape whose four digits start at `index`, with the low half that
-    /// must follow a high surrogate; `index` moves past what was read.
-    private static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) throws(Failure)
-        -> Unicode.Scalar
-    {
-        let first = try codeUnit(in: bytes, at: index)
-        index += 4
+    /// A `\u` escape decoded: the one decoder of both the scanner, which validates every string
+    /// with it, and ``unescape(_:)``.
+    enum UnicodeEscape {
+        /// The scalar, and the bytes the escape took after its `\u` (4, or 10 for a pair).
+        case scalar(Unicode.Scalar, length: Int)
+        case failure(String)
+    }
+
+    /// Decodes the `\u` escape whose four digits start at `index` in `bytes`, with the low half
+    /// that must follow a high surrogate (as Foundation requires too).
+    ///
+    /// - Complexity: O(1): at most ten bytes.
+    static func unicodeEscape(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UnicodeEscape {
+        guard let first = codeUnit(in: bytes, at: index) else { return .failure("Invalid \\u escape") }
         switch first {
         case 0xD800...0xDBFF:
-            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-            else { throw Failure(message: "A high surrogate without its low half") }
-            let second = try codeUnit(in: bytes, at: index + 2)
-            guard (0xDC00...0xDFFF).contains(second) else {
-                throw Failure(message: "A high surrogate without its low half")
-            }
-            index += 6
+            guard index + 10 <= bytes.count, bytes[index + 4] == UInt8(ascii: "\\"),
+                bytes[index + 5] == UInt8(ascii: "u"),
+                let second = codeUnit(in: bytes, at: index + 6), (0xDC00...0xDFFF).contains(second)
+            else { return .failure("A high surrogate without its low half") }
             let value = 0x10000 + ((UInt32(first) - 0xD800) << 10) + (UInt32(second) - 0xDC00)
-            guard let scalar = Unicode.Scalar(value) else { throw Failure(message: "Invalid surrogate pair") }
-            return scalar
+            guard let scalar = Unicode.Scalar(value) else { return .failure("Invalid surrogate pair") }
+            return .scalar(scalar, length: 10)
         case 0xDC00...0xDFFF:
-            throw Failure(message: "A low surrogate without its high half")
+            return .failure("A low surrogate without its high half")
         default:
-            guard let scalar = Unicode.Scalar(first) else { throw Failure(message: "Invalid \\u escape") }
-            return scalar
+            guard let scalar = Unicode.Scalar(first) else { return .failure("Invalid \\u escape") }
+            return .scalar(scalar, length: 4)
         }
     }
 
-    private static func codeUnit(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) throws(Failure) -> UInt16 {
-        guard index + 4 <= bytes.count else { throw Failure(message: "Invalid \\u escape") }
+    /// The four hexadecimal digits at `index`, as a code unit; `nil` when they are not.
+    private static func codeUnit(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt16? {
+        guard index + 4 <= bytes.count else { return nil }
         var value: UInt16 = 0
         for offset in 0..<4 {
-            guard let digit = hexValue(bytes[index + offset]) else { throw Failure(message: "Invalid \\u escape") }
+            guard let digit = hexValue(bytes[index + offset]) else { return nil }
             value = value << 4 | UInt16(digit)
         }
         return value

@@ -1,12 +1,12 @@
 /// The clean marker, `journal.clean`: left by `close()`, removed by open.
 ///
 /// Its first line records the journal's size, identity and modification time, so that a journal
-/// another writer (the Java library) changed since makes the marker void; the ``IndexSnapshot``
+/// another writer (the Java library) changed since makes the marker void; the ``SavedIndex``
 /// follows it. Both are written and read through a buffer of bounded size, never held whole.
 extension CacheDirectory {
-    /// Leaves the marker that tells the next open no stray file exists, then the snapshot
+    /// Leaves the marker that tells the next open no stray file exists, then the saved index
     /// `writeSnapshot` emits piece by piece (`emit` returns `false` once a write failed: the
-    /// writer stops, and the damaged snapshot is refused by the next open, which replays the
+    /// writer stops, and the damaged saved index is refused by the next open, which replays the
     /// journal). Best effort: without a marker, the next open sweeps the directory and replays
     /// the journal, which is only slower.
     func leaveCleanMarker(writingSnapshot writeSnapshot: (_ emit: (UnsafeRawBufferPointer) -> Bool) -> Void) {
@@ -45,7 +45,7 @@ extension CacheDirectory {
     }
 }
 
-/// A stretch of an open file, read in pieces: the snapshot after the clean marker's line.
+/// A stretch of an open file, read in pieces: the saved index after the clean marker's line.
 struct FileRegion {
     let fileSystem: any FileSystem
     let fd: Int32

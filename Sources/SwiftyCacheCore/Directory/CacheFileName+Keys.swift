@@ -5,7 +5,7 @@ extension CacheFileName {
     /// `..`, so that `key.N` always names a file inside the cache directory.
     ///
     /// - Complexity: O(key), eight bytes per step (it runs once per line replayed and per entry
-    ///   of a snapshot loaded).
+    ///   of a saved index loaded).
     static func isReplayableKey(_ key: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard !key.isEmpty, let base = key.base.baseAddress else { return false }
         let start = UnsafeRawPointer(base + key.startIndex)

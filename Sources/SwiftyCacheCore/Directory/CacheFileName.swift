@@ -7,7 +7,7 @@
 ///     journal.bkp              the journal a rebuild replaced (Java's name)
 ///     journal.bkp.N.tmp        an old backup waiting to be unlinked after the lock
 ///     journal.lock             the advisory lock of the open cache
-///     journal.clean            left by a clean close, with the index snapshot
+///     journal.clean            left by a clean close, with the saved index
 ///     journal.segment.tmp      a segment being created, linked to its own name once whole
 ///     journal.reserve          space a packed cache sets aside for a full disk
 ///     segment-00000001.pack    a packed segment (eight or more digits, never 0)

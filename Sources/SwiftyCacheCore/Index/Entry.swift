@@ -11,9 +11,10 @@ struct Entry {
     var sequenceNumber: UInt64 = 0
     /// Whether the entry has been committed at least once (a `CLEAN` line).
     var isReadable = false
-    /// Whether the current edit's `DIRTY` line is in the journal. One-shot writes
-    /// (`setData`) journal it only when they commit, so that a crash while their values are
-    /// written leaves the previous entry intact.
+    /// Whether the current edit's `DIRTY` line is in the journal: written when the edit is
+    /// reserved, before any value file is staged. A one-shot write that stages nothing on disk
+    /// (packed storage's records, slots within the inline limit) writes none, unless it
+    /// replaces values kept in files, so that a crash mid-write leaves the previous entry intact.
     var isDirtyJournaled = false
 
     var isBeingEdited: Bool { editorID != 0 }

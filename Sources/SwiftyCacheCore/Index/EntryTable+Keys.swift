@@ -1,4 +1,4 @@
-/// The keys of the index: read back (from the record or the arena) and the arena compacted.
+/// The keys of the index: read back (from the record or the arena) and the arena's space reclaimed.
 extension EntryTable {
     /// The key of the entry at `index`.
     func key(at index: Int) -> String {
@@ -13,13 +13,13 @@ extension EntryTable {
         return arena.withKey(at: record.keyOffset, length: record.keyLength, body)
     }
 
-    /// Slides the live keys over the removed ones (see ``KeyArena/compact(owner:relocate:)``).
+    /// Slides the live keys over the removed ones (see ``KeyArena/reclaim(owner:relocate:)``).
     ///
     /// - Complexity: O(arena), once the removed keys are a quarter of it.
-    mutating func compactKeys() {
+    mutating func reclaimKeys() {
         var arena = self.arena
         self.arena = KeyArena()  // `arena` is now the only reference to the bytes
-        arena.compact(
+        arena.reclaim(
             owner: { offset, key in
                 // Live keys have distinct offsets, and a moved key's new offset is below every
                 // key not yet visited: the record at this offset owns these bytes.

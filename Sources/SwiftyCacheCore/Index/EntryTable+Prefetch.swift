@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Loading many entries at once (a snapshot, a journal): each lookup's first touch of the
+/// Loading many entries at once (a saved index, a journal): each lookup's first touch of the
 /// hash table is a cache miss of about 100 ns on a large index, the bulk of a reopen. Touched
 /// for a batch of keys before the batch is applied, the misses overlap (the loads do not depend
 /// on each other), and the probes that follow find their buckets in the cache.

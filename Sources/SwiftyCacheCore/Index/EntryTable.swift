@@ -319,7 +319,7 @@ struct EntryTable {
         records[index] = free
         freeHead = Self.link(index)
         count &-= 1
-        if arena.needsCompaction { compactKeys() }
+        if arena.needsCompaction { reclaimKeys() }
         return entry
     }
 

@@ -4,7 +4,7 @@
 /// Each key is preceded by its length as an unsigned LEB128 varint (one byte below 128, at
 /// most three for the 64 KiB a journal key may hold), so that the arena can be walked from its
 /// start without the entries that own the keys. A removed key's bytes stay until
-/// ``compact(owner:relocate:)`` slides the live ones down over them, in place, when they have become a
+/// ``reclaim(owner:relocate:)`` slides the live ones down over them, in place, when they have become a
 /// quarter of the arena; the owner of each live key is told its key's new offset.
 ///
 ///     offset  0: 02 'k' '1'       a key of two bytes, "k1"
@@ -12,7 +12,7 @@
 ///
 /// Offsets are those of the key's first byte (past its length).
 ///
-/// - Complexity: append O(key) amortized; compaction O(arena), run after the removed bytes
+/// - Complexity: append O(key) amortized; reclaiming O(arena), run after the removed bytes
 ///   reach a quarter of it, so O(1) amortized per removed byte.
 struct KeyArena {
     /// The arena; its length bytes and keys.
@@ -73,7 +73,7 @@ struct KeyArena {
     }
 
     /// Whether removed keys take a quarter of the arena (and more than 64 KiB): then
-    /// ``compact(owner:relocate:)`` pays for itself.
+    /// ``reclaim(owner:relocate:)`` pays for itself.
     var needsCompaction: Bool { garbage > 1 << 16 && garbage &* 4 > bytes.count }
 
     /// Slides every live key down over the garbage, in place, and frees the space left at the
@@ -81,7 +81,7 @@ struct KeyArena {
     /// key is garbage); the arena calls `relocate(owner, newOffset)` once a live key has moved.
     ///
     /// - Complexity: O(arena).
-    mutating func compact(
+    mutating func reclaim(
         owner: (Int, UnsafeBufferPointer<UInt8>) -> Int?, relocate: (_ owner: Int, _ newOffset: Int) -> Void
     ) {
         var read = 0

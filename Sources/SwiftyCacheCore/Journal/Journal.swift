@@ -29,7 +29,7 @@
 /// - `READ key`: the entry was read; it only moves the entry in LRU order.
 ///
 /// Value files are named `key.0`, `key.1`, …; an edit writes `key.i.tmp` and renames it over
-/// `key.i` when it commits. The journal is rewritten compactly (see ``Journal/rebuildThreshold``)
+/// `key.i` when it commits. The journal is rebuilt, one line per entry (see ``Journal/rebuildThreshold``)
 /// into `journal.tmp`, which replaces `journal` while the old one is kept as `journal.bkp`.
 ///
 /// A directory in packed storage (`Storage/Packed/`) keeps the same lines under its own header,

@@ -108,7 +108,7 @@ struct JournalParser {
     }
 
     /// ``consume(_:keyBytes:)`` with each `BLOCK` line's entries passed whole to `blocks` (a
-    /// replay loads them as an index snapshot's), in order with the records `body` receives.
+    /// replay loads them as a saved index's), in order with the records `body` receives.
     mutating func consume(
         _ bytes: UnsafeRawBufferPointer, keyBytes body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void,
         blocks: (borrowing JournalBlock.Decoded) -> Void

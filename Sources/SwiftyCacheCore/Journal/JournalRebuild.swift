@@ -1,13 +1,13 @@
 /// A journal rebuild in flight: begun under the cache lock
 /// (``CacheState/beginJournalRebuild()``), written to `journal.tmp` a batch at a time
 /// (``write(with:batch:)``), finished under the lock (``CacheState/finishJournalRebuild(_:written:)``).
-/// Readers and writers go on meanwhile; the lines they journal follow the snapshot.
+/// Readers and writers go on meanwhile; the lines they journal follow the rebuilt ones.
 ///
 /// It keeps the order of the entries when it began (4 bytes each), not a copy of the index:
 /// each batch of entries is copied under the lock as they are then, and its lines formatted and
 /// written without it. An entry changed after the rebuild began may so be written as it is
 /// later than the beginning, which replays to the same state: every line journaled since the
-/// beginning is appended after the snapshot, and each sets its entry's state whole (`CLEAN`,
+/// beginning is appended after the rebuilt lines, and each sets its entry's state whole (`CLEAN`,
 /// `REMOVE`) or only marks it (`DIRTY`, `READ`), so the last of them wins either way.
 struct JournalRebuild {
     /// The open `journal.tmp` and the journal generation it replaces.
@@ -18,19 +18,19 @@ struct JournalRebuild {
     let order: [UInt32]
     /// The redundant lines counted when the rebuild began, which the new journal drops.
     let redundantOpCount: Int
-    /// The storage whose records the snapshot names.
+    /// The storage whose records the rebuilt lines name.
     let storage: any ValueStorage
 
-    /// Writes the snapshot to `journal.tmp` without the cache lock, but for `batch`, which
+    /// Writes the rebuilt lines to `journal.tmp` without the cache lock, but for `batch`, which
     /// copies the entries of one batch of ``order`` under it; then forces the records it names and the file
     /// to stable storage (always: it will replace a journal that may be durable). Returns
     /// whether all of it was written; a failure leaves the old journal in use.
     ///
-    /// - Complexity: O(n) in the entries, in batches of ``CompactJournal/batchSize(forEntries:)``.
-    func write(with fileSystem: any FileSystem, batch: (ArraySlice<UInt32>) -> CompactJournal.Batch) -> Bool {
+    /// - Complexity: O(n) in the entries, in batches of ``RebuiltJournal/batchSize(forEntries:)``.
+    func write(with fileSystem: any FileSystem, batch: (ArraySlice<UInt32>) -> RebuiltJournal.Batch) -> Bool {
         do {
             try fileSystem.writeAll(pending.file, prefix)
-            let size = CompactJournal.batchSize(forEntries: order.count)
+            let size = RebuiltJournal.batchSize(forEntries: order.count)
             var lines: [UInt8] = []
             lines.reserveCapacity(size * 64)
             var start = 0

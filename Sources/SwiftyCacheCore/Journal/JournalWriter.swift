@@ -71,7 +71,7 @@ struct JournalWriter {
         isBlockCompact = blockRecords > 0
     }
 
-    /// Whether replaying the journal costs about what loading an index snapshot does: it is
+    /// Whether replaying the journal costs about what loading a saved index does: it is
     /// blocks, and few lines were added since (an eighth of `entries` at most). A clean close
     /// then leaves no snapshot beside it.
     func replaysLikeASnapshot(entries: Int) -> Bool {
@@ -250,7 +250,7 @@ struct JournalWriter {
             try fileSystem.rename(directory.temporaryJournalPath, to: directory.journalPath)
             let newFD = try fileSystem.open(directory.journalPath, flags: OpenFlags.append, mode: FileModes.file)
             // A write of READ lines to the old file may still be in progress: wait for it. What
-            // it writes is in the new journal too (the rebuild's tail, or the snapshot).
+            // it writes is in the new journal too (the rebuild's tail, or the rebuilt journal).
             output.lock()
             if fd >= 0 { try? fileSystem.close(fd) }
             fd = newFD

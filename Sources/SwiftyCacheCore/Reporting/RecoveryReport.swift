@@ -31,9 +31,9 @@ public struct RecoveryReport: Sendable, Hashable {
     /// Entries dropped because a damaged journal line may name them (usually one per line):
     /// they read as misses, never as an older value.
     public var droppedDamagedEntries = 0
-    /// Whether the index was loaded from the snapshot the previous `close()` left with the
+    /// Whether the index was loaded as the previous `close()` saved it beside the
     /// clean marker, instead of replaying the journal (which the marker showed unchanged).
-    public var loadedIndexSnapshot = false
+    public var loadedSavedIndex = false
 
     /// Whether the cache's files were deleted because its journal was unusable.
     public var wasWiped: Bool { wipeReason != nil }

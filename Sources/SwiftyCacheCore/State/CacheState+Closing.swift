@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Closing: a clean close (evict, flush, index snapshot, clean marker, lock released), the
+/// Closing: a clean close (evict, flush, saved index, clean marker, lock released), the
 /// end of a process that never closed, and a simulated crash.
 extension CacheState {
     /// Aborts open editors, evicts down to `maxSize`, flushes and closes the journal, leaves the
@@ -39,11 +39,11 @@ extension CacheState {
         // leaves a file the next open must sweep.
         trashBeingUnlinked.wait()
         if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any {
-            // A journal of blocks replays as fast as a snapshot loads: the marker alone then.
+            // A journal of blocks replays as fast as a saved index loads: the marker alone then.
             let needsSnapshot = !journal.replaysLikeASnapshot(entries: table.count)
             directory.leaveCleanMarker { emit in
                 guard needsSnapshot else { return }
-                IndexSnapshot.write(
+                SavedIndex.write(
                     table, appVersion: journal.appVersion, valueCount: valueCount,
                     storesLocations: journal.format.storesLocations, redundantOpCount: redundantOpCount, to: emit)
             }

@@ -196,7 +196,7 @@ extension CacheState {
     ///   errors of a commit.
     /// - Complexity: one `write` of the record and one of the journal line.
     mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
-        guard let packed = storage.recordStorage else { return false }
+        guard let packed = records else { return false }
         try checkWritable(key: key, operation: .setData)
         let existing = table.index(of: key)
         var replaced: CommittedValues?

@@ -54,7 +54,7 @@ extension CacheState {
         return beginJournalRebuild()
     }
 
-    /// Evicts down to `maxSize`, writes buffered lines, and compacts the journal if due.
+    /// Evicts down to `maxSize`, writes buffered lines, and rebuilds the journal if due.
     mutating func flush() throws(CacheError) {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .flush) }
         try ensureJournalWritable(operation: .flush, key: nil)

@@ -30,7 +30,7 @@ extension CacheState {
         let fileSystem = fileSystem
         let valueCount = valueCount
         try journal.replace { [table] file throws(SystemCallFailure) in
-            try CompactJournal.write(
+            try RebuiltJournal.write(
                 table, prefix: prefix, format: format, valueCount: valueCount, to: file, with: fileSystem)
         }
         // A leftover backup is harmless: opening deletes it when `journal` exists.
@@ -41,7 +41,7 @@ extension CacheState {
     /// The header and a `REMOVE` line for each key whose files could not be deleted and that is
     /// no longer in the index.
     func compactJournalPrefix() -> [UInt8] {
-        CompactJournal.prefix(
+        RebuiltJournal.prefix(
             header: journal.header(), removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
             format: journal.format)
     }
@@ -67,8 +67,8 @@ extension CacheState {
     /// are now, copied for their lines to be formatted after the lock is released.
     ///
     /// - Complexity: O(records) and the bytes of their keys.
-    func compactJournalBatch(of records: ArraySlice<UInt32>) -> CompactJournal.Batch {
-        var batch = CompactJournal.Batch(format: journal.format, valueCount: valueCount, capacity: records.count)
+    func compactJournalBatch(of records: ArraySlice<UInt32>) -> RebuiltJournal.Batch {
+        var batch = RebuiltJournal.Batch(format: journal.format, valueCount: valueCount, capacity: records.count)
         batch.copy(records, from: table)
         return batch
     }
@@ -80,7 +80,7 @@ extension CacheState {
     mutating func finishJournalRebuild(_ rebuild: JournalRebuild, written: Bool) -> Bool {
         guard (try? journal.finishRebuild(rebuild.pending, written: written)) == true else { return false }
         moveToTrash(directory.backupJournalPath)
-        // What stays redundant: the lines journaled since the snapshot.
+        // What stays redundant: the lines journaled since the rebuild began.
         redundantOpCount = max(0, redundantOpCount - rebuild.redundantOpCount)
         return true
     }

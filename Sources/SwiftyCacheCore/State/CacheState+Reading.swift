@@ -49,7 +49,7 @@ extension CacheState {
         let plan = ReadPlan(
             lengths: lengths, location: table.location(index), sequenceNumber: table.sequenceNumber(index))
         guard recordsInOneHold && recordingRead && !isReadOnly,
-            storage.recordStorage?.holdsInline(location: plan.location, lengths: plan.lengths) == true
+            recordReader?.holdsInline(location: plan.location, lengths: plan.lengths) == true
         else { return .planned(plan) }
         statistics.hitCount += 1
         table.touch(index)
@@ -70,7 +70,7 @@ extension CacheState {
         guard damaged, let index = table.index(of: key), table[index].isReadable,
             table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location
         else { return .changed }
-        storage.recordStorage?.noteDamagedRecord()
+        records?.noteDamagedRecord()
         dropDamagedEntry(index)
         statistics.missCount += 1
         return .missing

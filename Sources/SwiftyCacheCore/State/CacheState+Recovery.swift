@@ -59,8 +59,8 @@ extension CacheState {
         guard journalStatus.kind == .regular else {
             throw CacheError.notACacheDirectory(path: directory.journalPath, reason: "it is not a regular file")
         }
-        if try loadIndexSnapshot(journalStatus) {
-            report.loadedIndexSnapshot = true
+        if try loadSavedIndex(journalStatus) {
+            report.loadedSavedIndex = true
             return report
         }
         var removedKeys: Set<String> = []
@@ -138,18 +138,18 @@ extension CacheState {
         }
     }
 
-    /// After a clean close: loads the ``IndexSnapshot`` the marker holds instead of replaying
+    /// After a clean close: loads the ``SavedIndex`` the marker holds instead of replaying
     /// the journal it vouches for, and opens the journal for appending. `false` (nothing done)
     /// when there is no usable snapshot: then the journal is replayed.
     ///
-    /// - Complexity: O(entries), reading the snapshot once; no journal line is parsed.
-    private mutating func loadIndexSnapshot(_ journalStatus: FileStatus) throws(CacheError) -> Bool {
+    /// - Complexity: O(entries), reading the saved index once; no journal line is parsed.
+    private mutating func loadSavedIndex(_ journalStatus: FileStatus) throws(CacheError) -> Bool {
         guard replayFormat == journal.format else { return false }
         let appVersion = journal.appVersion
         let storesLocations = journal.format.storesLocations
         var loadedTable = EntryTable()
         let loaded = directory.readCleanMarker(for: journalStatus) { snapshot in
-            IndexSnapshot.read(
+            SavedIndex.read(
                 snapshot, appVersion: appVersion, valueCount: valueCount, storesLocations: storesLocations,
                 into: &loadedTable)
         }

@@ -73,7 +73,7 @@ extension CacheState {
     }
 
     /// Applies a `BLOCK` line's entries (``JournalBlock``) as its `CLEAN` lines would be, the
-    /// way an index snapshot is loaded: their buckets touched first, then each new key appended
+    /// way a saved index is loaded: their buckets touched first, then each new key appended
     /// as the most recently used entry with one probe; a key already present is replayed as a
     /// `CLEAN` line. `tags` is scratch space the caller keeps between blocks.
     ///

@@ -11,6 +11,12 @@ import Dispatch
 struct CacheState {
     let directory: CacheDirectory
     let storage: any ValueStorage
+    /// The storage's whole-entry records (packed storage), looked up once: asking `storage`
+    /// each time casts it, a retain and a release on every commit.
+    let records: (any RecordStorage)?
+    /// The storage's record reads, lent without a retain (``LentRecordStorage``): every read
+    /// asks it, under the lock, whether an entry's values check themselves.
+    let recordReader: (any RecordReader)?
     var journal: JournalWriter
     /// Whether a flush of buffered `READ` lines is scheduled on the I/O pool.
     var isReadFlushClaimed = false
@@ -66,6 +72,8 @@ struct CacheState {
         self.changes = changes
         self.directory = directory
         self.storage = storage
+        self.records = storage.recordStorage
+        self.recordReader = storage.recordReader
         self.journal = journal
         self.maxSize = maxSize
         self.isReadOnly = isReadOnly

@@ -1,4 +1,4 @@
-/// Unsigned LEB128 varints, the integers of the index snapshot and of journal blocks: seven
+/// Unsigned LEB128 varints, the integers of the saved index and of journal blocks: seven
 /// bits a byte, least significant first, the top bit set on every byte but the last.
 enum LEB128 {
     /// Reads the varint at `position` in `bytes` and moves `position` past it; `nil` when the

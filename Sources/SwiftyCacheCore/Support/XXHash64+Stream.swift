@@ -1,6 +1,6 @@
 extension XXHash64 {
     /// XXH64 of bytes that arrive in pieces: the same value as ``XXHash64/hash(_:seed:)`` of
-    /// their concatenation, without holding it (the index snapshot is written and read through a
+    /// their concatenation, without holding it (the saved index is written and read through a
     /// buffer of bounded size).
     struct Stream {
         private var v1: UInt64

@@ -31,3 +31,19 @@ package struct FileStatus: Hashable, Sendable {
         self.linkCount = linkCount
     }
 }
+
+/// The kinds of directory entry the cache cares about.
+package enum FileKind: Sendable {
+    case regular, directory, symbolicLink, other
+}
+
+/// A file's device and inode numbers.
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}

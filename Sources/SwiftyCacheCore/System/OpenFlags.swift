@@ -22,3 +22,9 @@ package enum OpenFlags {
     package static let lockFile: Int32 = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW
     package static let directory: Int32 = O_RDONLY | O_CLOEXEC | O_DIRECTORY
 }
+
+/// Permission bits for what the cache creates: private to the user.
+package enum FileModes {
+    package static let file: UInt32 = 0o600
+    package static let directory: UInt32 = 0o700
+}

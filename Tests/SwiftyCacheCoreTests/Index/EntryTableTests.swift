@@ -3,7 +3,7 @@ import Testing
 
 @testable import SwiftyCacheCore
 
-/// The compact index: records of plain integers (short and hexadecimal keys inside them), other
+/// The index: records of plain integers (short and hexadecimal keys inside them), other
 /// keys in one arena, a table of 8-byte buckets.
 @Suite struct EntryTableTests {
     @Test func aRecordIsSeventyTwoBytesOfPlainIntegers() {

@@ -235,7 +235,7 @@ import Testing
         #expect(marker < 100)
 
         let reopened = try open()
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         #expect(!reopened.recoveryReport.wasWiped)
         #expect(reopened.recoveryReport.removedStrayFiles == 0)
         #expect(try reopened.keys() == Array(keys[100...]) + Array(keys.prefix(100)))
@@ -252,7 +252,7 @@ import Testing
         try reopened.close()
         #expect(try Data(contentsOf: directory.url.appending(path: "journal.clean")).count > 1_000 * 30)
         let again = try open()
-        #expect(again.recoveryReport.loadedIndexSnapshot)
+        #expect(again.recoveryReport.loadedSavedIndex)
         #expect(try again.keys().count == 1_200)
         try again.close()
     }

@@ -88,7 +88,7 @@ import Darwin
         #expect(lines.contains { $0.hasPrefix("CLEAN added-during-rebuild ") })
         #expect(lines.contains("REMOVE \(Self.key(0))"))
         #expect(lines.last { $0.contains(" \(Self.key(1))") }?.hasPrefix("CLEAN ") == true)
-        // A crash now: the next open replays the journal (no index snapshot to load).
+        // A crash now: the next open replays the journal (no saved index to load).
         cache.simulateCrash()
 
         let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
@@ -98,7 +98,7 @@ import Darwin
         #expect(try reopened.data(forKey: Self.key(Self.entryCount - 1)) == [Data("v\(Self.entryCount - 1)".utf8)])
         #expect(try reopened.keys().count == Self.entryCount)
         #expect(!reopened.recoveryReport.wasWiped)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
     }
 
     /// A rebuild formats its lines a batch at a time, each from the entries as they are when
@@ -138,7 +138,7 @@ import Darwin
         cache.simulateCrash()
 
         let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         expectNothingRepaired(reopened.recoveryReport)
         for (n, i) in changed.enumerated() {
             let expected: [Data]? = [nil, [Data("changed".utf8)], [Data("again".utf8)]][n % 3]

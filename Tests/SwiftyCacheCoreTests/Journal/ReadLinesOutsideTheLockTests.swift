@@ -137,6 +137,6 @@ import Darwin
         #expect(lines.filter { $0 == "READ \(Self.key(0))" }.count >= (8 << 10) / lineBytes * 4 / 5)
         let reopened = try openCache(directory.url, valueCount: 1, storage: storage)
         #expect(try reopened.keys().count == Self.entryCount)
-        #expect(reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(reopened.recoveryReport.loadedSavedIndex)
     }
 }

@@ -10,17 +10,6 @@ import Testing
 @Suite(.tags(.concurrency)) struct CacheChangesTests {
     let directory = TemporaryDirectory()
 
-    /// Runs blocking work on a dispatch thread, not on the cooperative pool that the async
-    /// tests running beside this one share.
-    static func offPool(_ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                body()
-                continuation.resume()
-            }
-        }
-    }
-
     /// The value of a consuming task, which is cancelled (ending its loop) if it has not
     /// finished within 120 seconds: a failure then shows as wrong figures, never as a hang.
     static func boundedValue<T: Sendable>(of consumer: Task<T, Never>) async -> T {
@@ -70,7 +59,7 @@ import Testing
             }
             return last
         }
-        await Self.offPool {
+        await offPool {
             DispatchQueue.concurrentPerform(iterations: 4) { writer in
                 for step in 0..<500 {
                     let key = "k\((writer * 31 + step) % 40)"
@@ -159,7 +148,7 @@ import Testing
         // always gets them.
         let done = LockedState(false)
         let writers = Task {
-            await Self.offPool {
+            await offPool {
                 DispatchQueue.concurrentPerform(iterations: 2) { writer in
                     var step = 0
                     while !done.withLock({ $0 }) {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SwiftyCacheCore
 
-/// The varints of the index snapshot and of journal blocks: what `IndexSnapshot.appendVarint`
+/// The varints of the saved index and of journal blocks: what `SavedIndex.appendVarint`
 /// writes reads back, and a varint cut short or longer than ten bytes reads as nothing.
 @Suite struct LEB128Tests {
     func read(_ bytes: [UInt8]) -> (value: UInt64?, position: Int) {

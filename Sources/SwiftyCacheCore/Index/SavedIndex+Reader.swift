@@ -1,12 +1,12 @@
-extension IndexSnapshot {
+extension SavedIndex {
     struct DecodedEntry {
-        /// The key's bytes, in the snapshot.
+        /// The key's bytes, in the saved index.
         var key: UnsafeBufferPointer<UInt8>
         var lengths: SlotLengths
         var location: ValueLocation
     }
 
-    /// Reads a snapshot's body through a buffer of bounded size: refilled from the file as it is
+    /// Reads a saved index's body through a buffer of bounded size: refilled from the file as it is
     /// consumed, the bytes it reads hashed on the way for the checksum at the end.
     struct Reader {
         let region: FileRegion

@@ -5,7 +5,7 @@ import Testing
 /// A batch of a rebuild outside the lock: the entries are copied from the index under the lock,
 /// and their lines formatted after it, from the copy alone. What the index does after the copy
 /// does not reach the lines; what the lines say of each entry is what a compact journal says.
-@Suite struct CompactJournalBatchTests {
+@Suite struct RebuiltJournalBatchTests {
     static let format = Journal.Format.packed(inlineLimit: 16_384)
 
     /// A table of `count` committed entries, with hexadecimal keys (which blocks hold) and
@@ -20,7 +20,7 @@ import Testing
         return table
     }
 
-    static func lines(of batch: CompactJournal.Batch) -> [UInt8] {
+    static func lines(of batch: RebuiltJournal.Batch) -> [UInt8] {
         var bytes: [UInt8] = []
         batch.appendLines(to: &bytes)
         return bytes
@@ -29,12 +29,12 @@ import Testing
     @Test func linesAreFormattedFromTheCopyNotFromTheIndexAsItIsLater() {
         var table = Self.table(100)
         let order = table.recordsInLRUOrder
-        var batch = CompactJournal.Batch(format: Self.format, valueCount: 2)
+        var batch = RebuiltJournal.Batch(format: Self.format, valueCount: 2)
         batch.copy(order, from: table)
-        var expected = CompactJournal.Batch(format: Self.format, valueCount: 2)
+        var expected = RebuiltJournal.Batch(format: Self.format, valueCount: 2)
         expected.copy(order, from: Self.table(100))
 
-        // After the copy: entries removed, moved and added; their arena compacted.
+        // After the copy: entries removed, moved and added; their arena's space reclaimed.
         for index in 0..<60 { table.remove(at: index) }
         table.setLocation(70, ValueLocation(segment: 9, offset: 9))
         _ = table.insert(key: "added-later", valueCount: 2)
@@ -63,7 +63,7 @@ import Testing
         let removed = table.insert(key: "removed", valueCount: 2)
         table.remove(at: removed)
 
-        var batch = CompactJournal.Batch(format: .files, valueCount: 2)
+        var batch = RebuiltJournal.Batch(format: .files, valueCount: 2)
         batch.copy([UInt32(committed), UInt32(journaledEdit), UInt32(newEdit), UInt32(removed)], from: table)
         let text = String(decoding: Self.lines(of: batch), as: UTF8.self)
         #expect(text == "CLEAN committed 1 2\nDIRTY journaled-edit\n")

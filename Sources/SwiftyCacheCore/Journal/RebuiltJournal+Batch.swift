@@ -1,11 +1,11 @@
-/// A batch of a compact journal's entries, copied out of the index: what their lines need (the
+/// A batch of a rebuilt journal's entries, copied out of the index: what their lines need (the
 /// key's bytes, the lengths, the location, `DIRTY` or `CLEAN`) and nothing else.
 ///
 /// A rebuild outside the lock copies each batch under the cache lock, which is all it holds the
 /// lock for, and formats and writes its lines without it: at ten million entries the formatting
 /// (hex keys to bytes, varints, escapes, a check per line) held the lock for seconds, and every
 /// read waited behind it.
-extension CompactJournal {
+extension RebuiltJournal {
     struct Batch {
         /// The lines' format and the cache's slot count.
         let format: Journal.Format
@@ -74,7 +74,7 @@ extension CompactJournal {
 }
 
 extension EntryTable {
-    /// What the compact journal says of the entry in `slot`: `DIRTY` for an edit already
+    /// What the rebuilt journal says of the entry in `slot`: `DIRTY` for an edit already
     /// journaled, `CLEAN` with its lengths and location for a committed entry, or `nil` (a free
     /// record, or the first edit of an entry not journaled yet).
     func journalLine(at slot: Int) -> (isDirty: Bool, lengths: SlotLengths, location: ValueLocation)? {

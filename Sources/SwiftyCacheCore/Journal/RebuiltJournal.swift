@@ -1,4 +1,4 @@
-/// What a compacted journal holds: the header, a `REMOVE` for each key whose files could not be
+/// What a rebuilt journal holds: the header, a `REMOVE` for each key whose files could not be
 /// deleted (so that a later `CLEAN` of the same key wins on replay), then, in LRU order, `CLEAN`
 /// for each committed entry and `DIRTY` for each one whose editor already journaled it.
 ///
@@ -6,7 +6,7 @@
 /// that neither the journal nor a copy of the index is ever held whole: a rebuild of ten million
 /// entries needs a mebibyte beside the index (and, for a rebuild outside the lock, the order of
 /// the entries, 4 bytes each; see ``JournalRebuild``).
-enum CompactJournal {
+enum RebuiltJournal {
     /// Entries formatted per batch: about 100 bytes each, so the buffer stays near a mebibyte.
     static let batchSize = 8192
 
@@ -22,7 +22,7 @@ enum CompactJournal {
         return bytes
     }
 
-    /// Writes the whole compact journal of `table` after `prefix` to `file`, a batch at a time.
+    /// Writes the whole rebuilt journal of `table` after `prefix` to `file`, a batch at a time.
     ///
     /// - Complexity: O(n) in the entries, with a buffer of about a mebibyte.
     static func write(

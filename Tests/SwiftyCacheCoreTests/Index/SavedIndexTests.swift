@@ -3,9 +3,9 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
-/// The index snapshot a clean close leaves in `journal.clean`: loaded instead of replaying the
+/// The saved index a clean close leaves in `journal.clean`: loaded instead of replaying the
 /// journal, and only while the marker vouches for the journal as it is.
-@Suite struct IndexSnapshotTests {
+@Suite struct SavedIndexTests {
     let directory = TemporaryDirectory()
 
     func fill(_ cache: DiskLRUCache) throws {
@@ -25,7 +25,7 @@ import Testing
         try cache.close()
         #expect(try Data(contentsOf: directory.appending("journal.clean")).count > 49 * 5)
         let reopened = try openCache(directory.url, storage: storage)
-        #expect(reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(reopened.recoveryReport.loadedSavedIndex)
         #expect(!reopened.recoveryReport.sweptDirectory)
         #expect(!JournalFixture.fileExists("journal.clean", in: directory.url))
         #expect(try reopened.keys() == keys)
@@ -50,7 +50,7 @@ import Testing
         try handle.write(contentsOf: Data("REMOVE k20\n".utf8))
         try handle.close()
         let reopened = try openCache(directory.url)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         #expect(try reopened.strings("k20") == nil)
         #expect(try reopened.strings("k21") == ["value 21", String(repeating: "x", count: 21)])
     }
@@ -64,7 +64,7 @@ import Testing
         marker[marker.count / 2] ^= 0x10
         try Data(marker).write(to: directory.appending("journal.clean"))
         let reopened = try openCache(directory.url, storage: .packed)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         #expect(try reopened.keys() == keys)
         #expect(try reopened.strings("k3") == ["value 3", "xxx"])
     }
@@ -74,7 +74,7 @@ import Testing
         try fill(cache)
         cache.simulateCrash()
         let reopened = try openCache(directory.url)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         #expect(try reopened.strings("k10") == ["again", "y"])
     }
 
@@ -87,7 +87,7 @@ import Testing
         let size = cache.size
         try cache.close()
         let reopened = try openCache(directory.url, valueCount: valueCount, storage: .packed)
-        #expect(reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(reopened.recoveryReport.loadedSavedIndex)
         #expect(reopened.size == size)
         let snapshot = try #require(try reopened.snapshot(forKey: "k13"))
         #expect(snapshot.lengths == (0..<valueCount).map { 130 + $0 })
@@ -112,7 +112,7 @@ import Testing
         try rewriteChecksum(&bytes)
         try Data(bytes).write(to: file)
         let reopened = try openCache(directory.url)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         #expect(try reopened.strings("a") == ["12345", "x"])
         #expect(reopened.size == 8)
     }
@@ -127,7 +127,7 @@ import Testing
         try rewriteChecksum(&bytes)
         try Data(bytes).write(to: file)
         let reopened = try openCache(directory.url)
-        #expect(!reopened.recoveryReport.loadedIndexSnapshot)
+        #expect(!reopened.recoveryReport.loadedSavedIndex)
         #expect(try reopened.strings("a") == ["1", "x"])
         #expect(try reopened.strings("b") == ["2", "y"])
         #expect(reopened.size == 4)

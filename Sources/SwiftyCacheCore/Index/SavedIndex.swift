@@ -1,5 +1,5 @@
 /// The index as `close()` left it, so that the next open loads it instead of replaying the
-/// journal: the journal stays the source of truth (and the Java format), the snapshot only a
+/// journal: the journal stays the source of truth (and the Java format), the saved index only a
 /// shortcut to the state it describes.
 ///
 /// It follows the clean marker's line in `journal.clean` (see ``CacheDirectory/leaveCleanMarker(writingSnapshot:)``), so it is
@@ -17,13 +17,13 @@
 ///     XXH64 of all the above        8 bytes, little-endian
 ///
 /// Both directions go through a buffer of at most a mebibyte (the checksum is computed as the
-/// bytes pass), never the whole snapshot: a snapshot of ten million entries is hundreds of
+/// bytes pass), never the whole saved index: one of ten million entries is hundreds of
 /// megabytes, which neither `close()` nor the next open holds beside the index.
 ///
 /// - Complexity: O(entries) to write and to read; reading allocates the index's arrays once
 ///   (their sizes are known up front) and nothing per entry: keys go from the read buffer
 ///   into the key arena.
-enum IndexSnapshot {
+enum SavedIndex {
     static let magic = Array("SCIDX001".utf8)
     /// The size of the buffer bytes go through (tests pass smaller ones).
     static let defaultBufferSize = 1 << 20
@@ -45,7 +45,7 @@ enum IndexSnapshot {
         return true
     }
 
-    /// Writes the snapshot of `table` (committed entries only, in LRU order) through `emit`,
+    /// Writes the saved index of `table` (committed entries only, in LRU order) through `emit`,
     /// a mebibyte at a time; writes nothing when ``canWrite(_:valueCount:)`` says it cannot.
     /// Stops at the first piece `emit` fails to write (returns `false`).
     static func write(
@@ -98,7 +98,7 @@ enum IndexSnapshot {
         var totalLength: Int
     }
 
-    /// Loads the snapshot in `region` into `table` (which must be empty), or returns `nil`,
+    /// Loads the saved index in `region` into `table` (which must be empty), or returns `nil`,
     /// leaving `table` empty, when the bytes are not a whole, matching snapshot or its lengths
     /// add up past `Int.max`.
     static func read(
@@ -126,7 +126,7 @@ enum IndexSnapshot {
                 let count = reader.varint().flatMap({ Int(exactly: $0) }),
                 count <= bodyCount  // every entry takes bytes: a count past them is damage
             else { return nil }
-            // Keys take less than the snapshot: their bytes are reserved once, never regrown.
+            // Keys take less than the saved index: their bytes are reserved once, never regrown.
             table.reserveCapacity(count, keyBytes: bodyCount)
             var total = 0
             var remaining = count

@@ -4,10 +4,10 @@ import Testing
 
 @testable import SwiftyCacheCore
 
-/// The index snapshot goes through a buffer of bounded size both ways, its checksum computed as
+/// The saved index goes through a buffer of bounded size both ways, its checksum computed as
 /// the bytes pass: with buffers far smaller than the snapshot, entries straddle every refill and
 /// the bytes are the same whatever the buffer.
-@Suite struct IndexSnapshotStreamingTests {
+@Suite struct SavedIndexStreamingTests {
     let directory = TemporaryDirectory()
 
     func filledTable(count: Int) -> EntryTable {
@@ -24,7 +24,7 @@ import Testing
 
     func written(_ table: EntryTable, bufferSize: Int) -> [UInt8] {
         var bytes: [UInt8] = []
-        IndexSnapshot.write(
+        SavedIndex.write(
             table, appVersion: 3, valueCount: 2, storesLocations: true, redundantOpCount: 5, bufferSize: bufferSize
         ) { piece in
             bytes.append(contentsOf: piece)
@@ -33,14 +33,14 @@ import Testing
         return bytes
     }
 
-    func read(_ bytes: [UInt8], bufferSize: Int) throws -> (EntryTable, IndexSnapshot.Loaded?) {
+    func read(_ bytes: [UInt8], bufferSize: Int) throws -> (EntryTable, SavedIndex.Loaded?) {
         let url = directory.appending("snapshot")
         try Data(bytes).write(to: url)
         let fileSystem = SystemFileSystem()
         let fd = try fileSystem.open(url.path, flags: OpenFlags.readOnly, mode: 0)
         defer { try? fileSystem.close(fd) }
         var table = EntryTable()
-        let loaded = IndexSnapshot.read(
+        let loaded = SavedIndex.read(
             FileRegion(fileSystem: fileSystem, fd: fd, start: 0, count: bytes.count), appVersion: 3, valueCount: 2,
             storesLocations: true, bufferSize: bufferSize, into: &table)
         return (table, loaded)
@@ -50,10 +50,10 @@ import Testing
         let table = filledTable(count: 2_000)
         let bytes = written(table, bufferSize: bufferSize)
         #expect(bytes.count > 50 * bufferSize)
-        #expect(bytes == written(table, bufferSize: IndexSnapshot.defaultBufferSize))
+        #expect(bytes == written(table, bufferSize: SavedIndex.defaultBufferSize))
         let (loaded, summary) = try read(bytes, bufferSize: bufferSize)
         let expectedTotal = (0..<2_000).reduce(0) { $0 + $1 * 1_001 }
-        #expect(summary == IndexSnapshot.Loaded(redundantOpCount: 5, totalLength: expectedTotal))
+        #expect(summary == SavedIndex.Loaded(redundantOpCount: 5, totalLength: expectedTotal))
         #expect(loaded.invariantViolation() == nil)
         #expect(
             loaded.indicesInLRUOrder.map { loaded.key(at: $0) } == table.indicesInLRUOrder.map { table.key(at: $0) })
