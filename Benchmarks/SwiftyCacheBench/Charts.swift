@@ -190,7 +190,7 @@ struct LineChart {
     var left: (String, [(String, [Double?])])
     var right: (String, (String, [Double?]))
 
-    static let colors = ["#2f7ed8", "#8bbc21", "#910000", "#f28f43"]
+    static let colors = ["#2f7ed8", "#8bbc21", "#910000", "#7b3294"]
 
     static func count(_ value: Int) -> String {
         value >= 1_000_000 ? "\(value / 1_000_000)M" : value >= 1000 ? "\(value / 1000)k" : "\(value)"
@@ -224,10 +224,10 @@ struct LineChart {
             let value = leftMax * Double(step) / 4
             out.text(Self.short(value), x: left0 - 6, y: yLeft(value) + 4, size: 10, anchor: "end")
             let other = rightMax * Double(step) / 4
-            out.text(Self.short(other), x: left0 + plotWidth + 6, y: yRight(other) + 4, size: 10, color: "#910000")
+            out.text(Self.short(other), x: left0 + plotWidth + 6, y: yRight(other) + 4, size: 10, color: Self.colors[3])
         }
         out.text(left.0, x: 10, y: top - 8, size: 11)
-        out.text(right.0, x: left0 + plotWidth, y: top - 8, size: 11, anchor: "end", color: "#910000")
+        out.text(right.0, x: left0 + plotWidth, y: top - 8, size: 11, anchor: "end", color: Self.colors[3])
         var legend = 0
         func draw(_ name: String, _ values: [Double?], color: String, y: (Double) -> Double, dashed: Bool) {
             let points = zip(sizes, values).compactMap { size, value in value.map { (x(size), y($0)) } }
@@ -242,7 +242,7 @@ struct LineChart {
         for (index, (name, values)) in left.1.enumerated() {
             draw(name, values, color: Self.colors[index % 3], y: yLeft, dashed: false)
         }
-        draw(right.1.0 + " (right axis)", right.1.1, color: Self.colors[2], y: yRight, dashed: true)
+        draw(right.1.0 + " (right axis)", right.1.1, color: Self.colors[3], y: yRight, dashed: true)
         out.text(caption, x: 10, y: height - 6, size: 9, color: "#666")
         return out.finish()
     }
