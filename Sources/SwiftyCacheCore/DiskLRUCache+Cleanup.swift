@@ -47,13 +47,17 @@ extension DiskLRUCache {
     /// Readers and writers go on meanwhile: the lock is held for one record copy at a time.
     ///
     /// - Throws: ``CacheError/Code/readOnly``, ``CacheError/Code/cacheClosed``, the I/O errors
-    ///   of writing the segment or the journal (the segment being compacted then stays).
+    ///   of writing the segment or the journal (the segment being compacted then stays),
+    ///   ``CacheError/Code/journalUnavailable`` when a journal an earlier failure broke still
+    ///   cannot be rebuilt.
     public func compact() throws {
         guard !options.isReadOnly else { throw CacheError.readOnly(operation: .compact) }
-        try compactSegments(untilClean: true)
+        // A journal broken by an earlier failure is rebuilt first, or the call says why not.
+        try locked(operation: .compact) { try $0.ensureJournalWritable(operation: .compact, key: nil) }
+        try CacheError.reporting(.compact) { try compactSegments(untilClean: true) }
         rebuildJournal { $0.beginJournalRebuild(evenIfNotDue: true) }
         // A rebuild that could not be written leaves the old journal, and its failure, if any.
-        if let failure = withState({ $0.journal.failure }) { throw failure }
+        if let failure = withState({ $0.journal.failure }) { throw failure.reported(by: .compact) }
     }
 
     /// Compacts segments, the one with the most garbage first, while compaction is due (or,

@@ -75,3 +75,32 @@ extension Snapshot {
         (try? readString(at: index, encoding: encoding)) ?? nil
     }
 }
+
+/// Steps inside the public calls, public until 1.0. Errors now name the call that failed
+/// (``CacheError/Operation/compact`` for a journal rebuild `compact()` ran, for example).
+extension CacheError.Operation {
+    /// Evicting least recently used entries.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var evict: Self { evicting }
+    /// The background pass.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var cleanup: Self { cleaningUp }
+    /// Rewriting the journal from the index.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var rebuildJournal: Self { rebuildingJournal }
+    /// Dropping an entry whose values are missing or damaged.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var dropDamagedEntry: Self { droppingDamagedEntry }
+    /// Creating the cache directory.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var createDirectory: Self { creatingDirectory }
+    /// Taking the directory's advisory lock.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var lockDirectory: Self { lockingDirectory }
+    /// Recreating a directory deleted underneath the cache.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var restoreDirectory: Self { restoringDirectory }
+    /// Ending a session when the last reference to the cache goes.
+    @available(*, deprecated, message: "errors name the public call that failed, never a step inside it")
+    public static var deinitialize: Self { endingSession }
+}

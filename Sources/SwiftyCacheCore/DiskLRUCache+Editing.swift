@@ -16,7 +16,7 @@ extension DiskLRUCache {
     ) throws {
         let values = slots.map { ($0, value($0)) }
         let journalsDirty = storage.stagesFiles(forLengths: SlotLengths(values.lazy.map { $0.1.count }))
-        let editorID = try locked(operation: .edit, key: key) {
+        let editorID = try locked(operation: operation, key: key) {
             try $0.reserveEdit(
                 key: key, expectedSequenceNumber: nil, requiresEntry: requiresEntry, journalsDirty: journalsDirty)
         }
@@ -24,7 +24,7 @@ extension DiskLRUCache {
         var staged = [StagedSlot?](repeating: nil, count: valueCount)
         do {
             for (slot, data) in values {
-                staged[slot] = try stage(key: key, slot: slot) { storage in
+                staged[slot] = try stage(key: key, slot: slot, operation: operation) { storage in
                     try data.withUnsafeBytes { buffer in try storage.stage(key: key, slot: slot, contents: buffer) }
                 }
             }
@@ -32,7 +32,7 @@ extension DiskLRUCache {
             abandonEdit(key: key, editorID: editorID, staged: staged)
             throw error
         }
-        try commitEdit(key: key, editorID: editorID, staged: staged)
+        try commitEdit(key: key, editorID: editorID, staged: staged, operation: operation)
     }
 
     /// Starts an edit; `nil` when another editor holds the key, or when the entry changed since
@@ -44,23 +44,29 @@ extension DiskLRUCache {
         return editorID.map { Editor(cache: self, key: key, id: $0) }
     }
 
-    /// Stages one slot through `write`, outside the lock. If the directory was deleted
-    /// underneath the cache, the state recreates it and the slot is staged once more.
+    /// Stages one slot through `write`, outside the lock, for `operation` (the public call). If
+    /// the directory was deleted underneath the cache, the state recreates it and the slot is
+    /// staged once more.
     func stage<Result>(
-        key: String, slot: Int, _ write: (any ValueStorage) throws -> Result
+        key: String, slot: Int, operation: CacheError.Operation, _ write: (any ValueStorage) throws -> Result
     ) throws -> Result {
-        do {
-            return try write(storage)
-        } catch let error as CacheError where error.isNoEntry {
-            try locked(operation: .restoreDirectory) { _ = try $0.restoreMissingDirectory() }
-            return try write(storage)
+        try CacheError.reporting(operation) {
+            do {
+                return try write(storage)
+            } catch let error as CacheError where error.isDirectoryVanished {
+                _ = try locked(operation: operation) { try $0.restoreVanishedDirectory() }
+                return try write(storage)
+            }
         }
     }
 
-    /// Publishes an edit's staged slots; see ``CacheState/completeEdit(key:editorID:staged:)``.
-    func commitEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) throws {
-        try withState(claimsCleanup: true) { (state) throws(CacheError) in
-            try state.completeEdit(key: key, editorID: editorID, staged: staged)
+    /// Publishes an edit's staged slots, for `operation` (``Editor/commit()`` or a one-shot
+    /// write); see ``CacheState/completeEdit(key:editorID:staged:)``.
+    func commitEdit(key: String, editorID: UInt64, staged: [StagedSlot?], operation: CacheError.Operation) throws {
+        try CacheError.reporting(operation) {
+            try withState(claimsCleanup: true) { (state) throws(CacheError) in
+                try state.completeEdit(key: key, editorID: editorID, staged: staged)
+            }
         }
     }
 

@@ -41,7 +41,7 @@ extension DiskLRUCache {
         journalWatcher.withLock { $0?.stop() }
         let failure = rebuildGate.withLock { _ in withState { $0.close() } }
         changeHub.finish()
-        if let failure { throw failure }
+        if let failure { throw failure.reported(by: .close) }
     }
 
     /// Closes the cache and deletes its files: the journal, the lock, the clean marker and the
@@ -51,12 +51,12 @@ extension DiskLRUCache {
     /// - Throws: ``CacheError/Code/readOnly``, and the errors of `close()`.
     public func delete() throws {
         guard !options.isReadOnly else { throw CacheError.readOnly(operation: .delete) }
-        let failure: (any Error)?
+        let failure: CacheError?
         do {
             try close()
             failure = nil
         } catch {
-            failure = error
+            failure = (error as? CacheError)?.reported(by: .delete)
         }
         _ = withState { $0.deleteOwnFiles() }
         if let failure { throw failure }

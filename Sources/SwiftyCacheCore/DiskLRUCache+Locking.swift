@@ -17,13 +17,16 @@ extension DiskLRUCache {
     /// Runs `body` under the lock, after checking that the cache is open. With
     /// `writesReadLines`, the buffered `READ` lines are written after the lock is released,
     /// once enough have piled up (``CacheState/takeReadFlush()``): for reads that may write.
+    /// An error `body` throws names `operation`, the public call (``CacheError/reported(by:)``).
     func locked<T>(
         operation: CacheError.Operation, key: String? = nil, claimsCleanup: Bool = false, writesReadLines: Bool = false,
         _ body: (inout CacheState) throws -> T
     ) throws -> T {
-        try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) { (state) throws -> T in
-            guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
-            return try body(&state)
+        try CacheError.reporting(operation) {
+            try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) { (state) throws -> T in
+                guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
+                return try body(&state)
+            }
         }
     }
 

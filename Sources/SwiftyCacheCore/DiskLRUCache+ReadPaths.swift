@@ -91,6 +91,18 @@ extension DiskLRUCache {
         fromRecord: (RecordBytes, CacheState.ReadPlan) throws -> Values,
         open: (CacheState.ReadPlan) throws -> Values?, close: (Values) -> Void
     ) throws -> ReadResult<(values: Values, plan: CacheState.ReadPlan)> {
+        try CacheError.reporting(operation) {
+            try readEntryAttempts(
+                key: key, recordingRead: recordingRead, operation: operation, cachedOnly: cachedOnly,
+                fromRecord: fromRecord, open: open, close: close)
+        }
+    }
+
+    private func readEntryAttempts<Values>(
+        key: String, recordingRead: Bool, operation: CacheError.Operation, cachedOnly: Bool,
+        fromRecord: (RecordBytes, CacheState.ReadPlan) throws -> Values,
+        open: (CacheState.ReadPlan) throws -> Values?, close: (Values) -> Void
+    ) throws -> ReadResult<(values: Values, plan: CacheState.ReadPlan)> {
         var recordsInOneHold = recordingRead && recordReader != nil
         for _ in 0..<(cachedOnly ? 1 : Self.readAttempts) {
             let (start, flushDue) = try locked(

@@ -32,7 +32,9 @@ extension DiskLRUCache {
         // without the Snapshot object a caller would keep.
         guard let opened = try openEntry(key: key, recordingRead: true, operation: .data) else { return nil }
         defer { storage.close(opened.values) }
-        return try storage.readAll(opened.values, lengths: opened.lengths, key: key)
+        return try CacheError.reporting(.data) {
+            try storage.readAll(opened.values, lengths: opened.lengths, key: key)
+        }
     }
 
     /// `data(forKey:)` for the layer above, without copying the slots out of a packed record:
@@ -48,7 +50,8 @@ extension DiskLRUCache {
         if let record = opened.values.record, record.holdsEverySlot {
             return ReadValues(record: record, count: opened.lengths.count)
         }
-        return ReadValues(try storage.readAll(opened.values, lengths: opened.lengths, key: key))
+        return ReadValues(
+            try CacheError.reporting(.data) { try storage.readAll(opened.values, lengths: opened.lengths, key: key) })
     }
 
     /// Whether a committed entry exists for `key`. It does not count as a read.

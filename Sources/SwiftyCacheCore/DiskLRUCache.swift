@@ -100,9 +100,11 @@ public final class DiskLRUCache: Sendable {
         let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: path)
         // A `journal` of something else is refused before anything is created; one of the
         // other storage too, unless it is file storage that this open converts.
-        let selection = try StorageSelection.negotiate(
-            found: try cacheDirectory.journalHeader()?.format, requested: options.storage.format,
-            options: options, journalPath: cacheDirectory.journalPath)
+        let selection = try CacheError.reporting(.open) {
+            try StorageSelection.negotiate(
+                found: try cacheDirectory.journalHeader()?.format, requested: options.storage.format,
+                options: options, journalPath: cacheDirectory.journalPath)
+        }
         let storage = selection.makeStorage(directory: cacheDirectory, valueCount: valueCount, options: options)
         // A cache that writes records keeps space aside for a full disk (no more than it may hold).
         let spaceReserve =
@@ -123,7 +125,7 @@ public final class DiskLRUCache: Sendable {
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
             isReadOnly: options.isReadOnly, changes: changeHub)
         state.replayFormat = selection.replayFormat
-        let report = try state.open(readOnly: options.isReadOnly)
+        let report = try CacheError.reporting(.open) { try state.open(readOnly: options.isReadOnly) }
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
         self.appVersion = appVersion
         self.valueCount = valueCount

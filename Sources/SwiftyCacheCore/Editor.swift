@@ -85,7 +85,7 @@ public final class Editor: Sendable {
         var staged: StagedSlot?
         var failure: (any Error)?
         do {
-            staged = try cache.stage(key: key, slot: index) { storage in
+            staged = try cache.stage(key: key, slot: index, operation: .write) { storage in
                 try storage.stage(key: key, slot: index) { sink in
                     let writer = SlotWriter(sink: sink, key: key)
                     defer { writer.isOpen = false }
@@ -139,7 +139,7 @@ public final class Editor: Sendable {
             progress.isDone = true
             return progress.staged
         }
-        try cache.commitEdit(key: key, editorID: id, staged: staged)
+        try cache.commitEdit(key: key, editorID: id, staged: staged, operation: .commit)
     }
 
     /// Discards the values set in this edit; the entry keeps its previous values. Calling it

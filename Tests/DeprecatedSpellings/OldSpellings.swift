@@ -33,6 +33,13 @@ func engine(_ directory: URL) throws {
     _ = failure
     let error = CacheError(code: .ioFailure, message: "", operation: .setData)
     _ = error.operation == "setData"  // deprecated
+    switch error.operation {
+    case .rebuildJournal?: break  // deprecated
+    case .evict?, .cleanup?: break  // deprecated
+    case .dropDamagedEntry?, .deinitialize?: break  // deprecated
+    case .createDirectory?, .lockDirectory?, .restoreDirectory?: break  // deprecated
+    default: break
+    }
     try cache.close()
 }
 

@@ -17,21 +17,22 @@ extension Slow {
     @Suite(.tags(.slow), .fullRunOnly) struct FaultSweepTests {
         static let errnos: [Int32] = [ENOSPC, EIO, EACCES]
 
-        /// An engine workload of checked values; returns the errors it saw.
-        static func engineWorkload(_ cache: DiskLRUCache) -> [any Error] {
-            var errors: [any Error] = []
-            func attempt(_ body: () throws -> Void) {
-                do { try body() } catch { errors.append(error) }
+        /// An engine workload of checked values; returns the errors it saw, each with the public
+        /// calls its attempt made (an error must name one of them, never a step inside).
+        static func engineWorkload(_ cache: DiskLRUCache) -> [(error: any Error, calls: Set<CacheError.Operation>)] {
+            var errors: [(error: any Error, calls: Set<CacheError.Operation>)] = []
+            func attempt(_ calls: Set<CacheError.Operation>, _ body: () throws -> Void) {
+                do { try body() } catch { errors.append((error, calls)) }
             }
             for step in 0..<12 {
                 let key = "k\(step % 5)"
-                attempt {
+                attempt([.setData]) {
                     try cache.setData(
                         (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: step, fillerLength: step * 7) },
                         forKey: key)
                 }
                 if step % 3 == 0 {
-                    attempt {
+                    attempt([.contains, .setPartialData]) {
                         if try cache.containsValue(forKey: key) {
                             try cache.setPartialData(
                                 [1: CheckedValue.make(key: key, slot: 1, sequence: 100 + step, fillerLength: 3)],
@@ -39,9 +40,9 @@ extension Slow {
                         }
                     }
                 }
-                if step % 4 == 0 { attempt { try cache.removeValue(forKey: "k\((step + 2) % 5)") } }
+                if step % 4 == 0 { attempt([.remove]) { try cache.removeValue(forKey: "k\((step + 2) % 5)") } }
                 if step % 5 == 0, let editor = try? cache.edit(forKey: "e\(step)") {
-                    attempt {
+                    attempt([.write, .commit]) {
                         try editor.setData(
                             CheckedValue.make(key: "e\(step)", slot: 0, sequence: step, fillerLength: 1), at: 0)
                         try editor.setData(
@@ -49,10 +50,10 @@ extension Slow {
                         try editor.commit()
                     }
                 }
-                attempt { _ = try cache.data(forKey: key) }
+                attempt([.data]) { _ = try cache.data(forKey: key) }
             }
-            attempt { try cache.flush() }
-            attempt { try cache.compact() }
+            attempt([.flush]) { try cache.flush() }
+            attempt([.compact]) { try cache.compact() }
             return errors
         }
 
@@ -79,10 +80,10 @@ extension Slow {
                 let errors = Self.engineWorkload(cache)
                 let reached = fileSystem.injectedFaults > 0
                 fileSystem.heal()
-                for error in errors {
-                    // Every error is the cache's, and says what failed and where.
+                for (error, calls) in errors {
+                    // Every error is the cache's, and says which call failed and where.
                     let cacheError = try #require(error as? CacheError, "fault \(faultIndex): \(error)")
-                    #expect(cacheError.operation != nil)
+                    #expect(cacheError.operation.map(calls.contains) == true, "fault \(faultIndex): \(cacheError)")
                     if cacheError.code == .ioFailure { #expect(cacheError.path != nil && cacheError.cause != nil) }
                 }
                 // Still usable.

@@ -18,6 +18,18 @@ struct CacheDirectory: Sendable {
     /// The path of `name` in the directory.
     func path(_ name: String) -> String { path + "/" + name }
 
+    /// A failed write at `path` in the directory: ``CacheError/directoryVanished(_:operation:path:key:file:line:)``
+    /// when the call found no such file because the directory itself is gone (the one test
+    /// for it), an ``CacheError/Code/ioFailure`` otherwise.
+    func writeFailure(_ error: SystemCallFailure, operation: CacheError.Operation, path: String, key: String?)
+        -> CacheError
+    {
+        if error.errno == Errno.noEntry, (try? fileSystem.kind(of: self.path)) != .directory {
+            return CacheError.directoryVanished(error, operation: operation, path: path, key: key)
+        }
+        return CacheError.ioFailure(error, operation: operation, path: path, key: key)
+    }
+
     /// Creates the directory and any missing parents, the ones it creates with mode 0700.
     func create() throws(CacheError) {
         var prefix = path.hasPrefix("/") ? "" : "."
@@ -31,7 +43,7 @@ struct CacheDirectory: Sendable {
                 throw CacheError.invalidConfiguration(
                     "a component of the cache path is not a directory", path: prefix, operation: .open, cause: error)
             } catch {
-                throw CacheError.ioFailure(error, operation: .createDirectory, path: prefix)
+                throw CacheError.ioFailure(error, operation: .creatingDirectory, path: prefix)
             }
         }
         let kind: FileKind?
@@ -59,13 +71,13 @@ struct CacheDirectory: Sendable {
         do {
             fd = try fileSystem.open(lockPath, flags: OpenFlags.lockFile, mode: FileModes.file)
         } catch {
-            throw CacheError.ioFailure(error, operation: .lockDirectory, path: lockPath)
+            throw CacheError.ioFailure(error, operation: .lockingDirectory, path: lockPath)
         }
         do {
             identity = try fileSystem.identity(of: fd)
         } catch {
             try? fileSystem.close(fd)
-            throw CacheError.ioFailure(error, operation: .lockDirectory, path: lockPath)
+            throw CacheError.ioFailure(error, operation: .lockingDirectory, path: lockPath)
         }
         guard DirectoryLock.register(identity) else {
             try? fileSystem.close(fd)
@@ -83,7 +95,7 @@ struct CacheDirectory: Sendable {
                 DirectoryLock.unregister(identity)
                 try? fileSystem.close(fd)
                 if error.errno == Errno.wouldBlock { throw CacheError.directoryLocked(path, cause: error) }
-                throw CacheError.ioFailure(error, operation: .lockDirectory, path: lockPath)
+                throw CacheError.ioFailure(error, operation: .lockingDirectory, path: lockPath)
             }
         }
     }
@@ -103,7 +115,7 @@ struct CacheDirectory: Sendable {
         do {
             return try fileSystem.kind(of: path) != nil
         } catch {
-            throw CacheError.ioFailure(error, operation: .restoreDirectory, path: path)
+            throw CacheError.ioFailure(error, operation: .restoringDirectory, path: path)
         }
     }
 }

@@ -42,7 +42,7 @@ struct JournalRebuild {
                 start = end
             }
             // After the last batch: every record its lines name is committed by now.
-            try storage.makeDurable(operation: .rebuildJournal)
+            try storage.makeDurable(operation: .rebuildingJournal)
             try fileSystem.fsync(pending.file)
             return true
         } catch {

@@ -276,7 +276,7 @@ struct JournalWriter {
     /// fails (``flush(operation:key:)``) or a deferred failure is adopted: nothing is written
     /// while the failure stands, and the rebuild that repairs it writes the whole index.
     private mutating func recordFailure(_ error: any Error, path: String) -> CacheError {
-        let failure = CacheError.ioFailure(error, operation: .rebuildJournal, path: path)
+        let failure = CacheError.ioFailure(error, operation: .rebuildingJournal, path: path)
         self.failure = failure
         buffer.removeAll(keepingCapacity: true)
         rebuildTail = nil

@@ -208,6 +208,17 @@ extension CacheError {
             operation: operation)
     }
 
-    /// Whether this error's cause is a system call that found no such file or directory.
-    var isNoEntry: Bool { (cause as? SystemCallError)?.errno == Errno.noEntry }
+    /// The cache's directory is gone: something deleted it underneath the cache (an OS cache
+    /// cleaner). The storage that finds out throws it; ``CacheState`` recreates the directory
+    /// and the call goes on (``isDirectoryVanished``). Users see it only if that fails too, as
+    /// an ``Code/ioFailure`` whose cause is the call that found `ENOENT`.
+    static func directoryVanished(
+        _ cause: SystemCallFailure, operation: Operation, path: String, key: String?, file: String = #fileID,
+        line: Int = #line
+    ) -> CacheError {
+        var error = ioFailure(cause, operation: operation, path: path, key: key, file: file, line: line)
+        error.message += "; the cache directory was deleted"
+        error.isDirectoryVanished = true
+        return error
+    }
 }

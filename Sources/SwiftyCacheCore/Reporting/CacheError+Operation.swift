@@ -36,31 +36,35 @@ extension CacheError {
         public static let refresh = Operation(name: "refresh")
         public static let compact = Operation(name: "compact")
 
-        // The steps inside them.
-        /// Reading a value's bytes.
+        // The calls of a snapshot and an editor.
+        /// ``Snapshot/readData(at:)``, ``Snapshot/readString(at:encoding:)`` and an editor's
+        /// read of the committed value.
         public static let read = Operation(name: "read")
-        /// Writing a value's bytes while it is staged.
+        /// An editor's writes: ``Editor/setData(_:at:)``, ``Editor/write(at:_:)`` and the like.
         public static let write = Operation(name: "write")
-        /// Publishing an edit.
+        /// ``Editor/commit()``.
         public static let commit = Operation(name: "commit")
-        /// Abandoning an edit.
+        /// ``Editor/abort()``.
         public static let abort = Operation(name: "abort")
-        /// Evicting least recently used entries.
-        public static let evict = Operation(name: "evict")
-        /// The background pass: eviction and journal maintenance.
-        public static let cleanup = Operation(name: "cleanup")
-        /// Rewriting the journal from the index.
-        public static let rebuildJournal = Operation(name: "rebuild journal")
-        /// Dropping an entry whose values are missing or damaged.
-        public static let dropDamagedEntry = Operation(name: "drop damaged entry")
-        /// Creating the cache directory.
-        public static let createDirectory = Operation(name: "create directory")
-        /// Taking the directory's advisory lock.
-        public static let lockDirectory = Operation(name: "lock directory")
-        /// Recreating a directory deleted underneath the cache.
-        public static let restoreDirectory = Operation(name: "restore directory")
-        /// Ending a session when the last reference to the cache goes.
-        public static let deinitialize = Operation(name: "deinit")
+    }
+
+    /// Names the public call that failed: a method of ``DiskLRUCache``, ``Snapshot`` or
+    /// ``Editor`` sets it on every error that leaves it, whichever step inside (a journal
+    /// rebuild, an eviction, a directory restored) raised the error.
+    func reported(by operation: Operation) -> CacheError {
+        var error = self
+        error.operation = operation
+        return error
+    }
+
+    /// Runs `body`, the work of the public call `operation`: a ``CacheError`` it throws leaves
+    /// named after the call, whichever step inside raised it.
+    static func reporting<T>(_ operation: Operation, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CacheError {
+            throw error.reported(by: operation)
+        }
     }
 
     /// Where in the library an error was built, like NIO's `FileSystemError.SourceLocation`:
@@ -80,4 +84,17 @@ extension CacheError {
         /// `file:line`.
         public var description: String { "\(file):\(line)" }
     }
+}
+
+/// The steps inside the public calls. An error built in one of them leaves the library named
+/// after the call (``CacheError/reported(by:)``); the step stays in the error's path and message.
+extension CacheError.Operation {
+    static let evicting = Self(name: "evict")
+    static let cleaningUp = Self(name: "cleanup")
+    static let rebuildingJournal = Self(name: "rebuild journal")
+    static let droppingDamagedEntry = Self(name: "drop damaged entry")
+    static let creatingDirectory = Self(name: "create directory")
+    static let lockingDirectory = Self(name: "lock directory")
+    static let restoringDirectory = Self(name: "restore directory")
+    static let endingSession = Self(name: "deinit")
 }

@@ -102,6 +102,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     public var cause: (any Error)?
     /// Where the library built the error; `nil` for one built by client code.
     public var location: Location?
+    /// Whether a storage found the cache's directory deleted (``directoryVanished(_:operation:path:key:file:line:)``):
+    /// the one outcome the state handles by recreating it.
+    var isDirectoryVanished = false
 
     /// Creates an error. The engine builds its errors through named factories
     /// (`CacheError+Factories.swift`); this initializer is for code that wraps or tests them.

@@ -62,7 +62,7 @@ extension CacheState {
             isClosed = true
             return
         }
-        try? journal.flush(operation: .deinitialize)
+        try? journal.flush(operation: .endingSession)
         journal.close()
         storage.shutDown()
         releaseLock()

@@ -190,7 +190,7 @@ extension CacheState {
     /// `false` when the edit transaction must run instead: an entry whose old values are files
     /// (``reserveEdit(key:expectedSequenceNumber:requiresEntry:journalsDirty:)`` journals
     /// `DIRTY` before a commit deletes them). A directory deleted underneath is recreated
-    /// (``restoreMissingDirectory()``) and the entry written anew.
+    /// (``restoreVanishedDirectory()``) and the entry written anew.
     ///
     /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds the key, and the
     ///   errors of a commit.
@@ -212,9 +212,9 @@ extension CacheState {
         let location: ValueLocation
         do {
             location = try packed.append(record, key: key)
-        } catch  where error.isNoEntry {
-            // The directory was deleted underneath: recreated here, and the entry written anew.
-            guard try restoreMissingDirectory() else { throw error }
+        } catch  where error.isDirectoryVanished {
+            // Recreated here, and the entry written anew.
+            guard try restoreVanishedDirectory() else { throw error }
             return try commitRecord(key: key, lengths: lengths, record: record)
         }
         packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
@@ -240,9 +240,9 @@ extension CacheState {
         }
         do {
             return try storage.publish(key: key, staged: staged, committed: committed())
-        } catch  where !error.publishedAny && error.error.isNoEntry {
+        } catch  where !error.publishedAny && error.error.isDirectoryVanished {
             do throws(CacheError) {
-                guard try restoreMissingDirectory() else { throw error.error }
+                guard try restoreVanishedDirectory() else { throw error.error }
             } catch {
                 throw PublishFailure(error: error, publishedAny: false)
             }

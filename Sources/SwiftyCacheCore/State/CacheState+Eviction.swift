@@ -14,7 +14,7 @@ extension CacheState {
         let victims = evictionVictims(limit: Int.max, sparing: -1)
         // Deleted under the lock: deferring them costs a rename each, and on Linux creates,
         // renames and unlinks in one directory serialize in the kernel anyway.
-        try removeEntries(victims, operation: .evict)
+        try removeEntries(victims, operation: .evicting)
         statistics.evictionCount += victims.count
     }
 
@@ -48,7 +48,7 @@ extension CacheState {
         isCompactionDue = false
         guard !isClosed else { return nil }
         // A journal that stays broken does not stop eviction: it frees space without it.
-        try? ensureJournalWritable(operation: .cleanup, key: nil)
+        try? ensureJournalWritable(operation: .cleaningUp, key: nil)
         // Recorded in the journal writer's failure where it matters; retried on the next pass.
         try? trimToSize()
         return beginJournalRebuild()

@@ -24,7 +24,7 @@ extension CacheState {
     ///   when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
         // The records the new journal names are durable before it replaces the old one.
-        try storage.makeDurable(operation: .rebuildJournal)
+        try storage.makeDurable(operation: .rebuildingJournal)
         let prefix = compactJournalPrefix()
         let format = journal.format
         let fileSystem = fileSystem

@@ -304,12 +304,14 @@ extension CacheState {
     /// cleaner). Every value file went with it: committed entries are forgotten, entries being
     /// edited continue as new ones. Does nothing if the directory exists.
     ///
-    /// The one place a vanished directory is dealt with, in both storages: file storage finds
-    /// out while staging (`DiskLRUCache.stage`), packed storage while appending a record.
+    /// The one place a vanished directory is dealt with, in both storages. A storage that finds
+    /// it gone throws ``CacheError/directoryVanished(_:operation:path:key:file:line:)`` (file
+    /// storage while staging or renaming, packed storage while appending a record); the call
+    /// that met it comes here, then tries once more.
     ///
     /// - Returns: Whether the directory was missing and is now recreated.
     @discardableResult
-    mutating func restoreMissingDirectory() throws(CacheError) -> Bool {
+    mutating func restoreVanishedDirectory() throws(CacheError) -> Bool {
         guard try !directory.exists() else { return false }
         try directory.create()
         let newLock = try directory.acquireLock()

@@ -103,7 +103,7 @@ extension CacheState {
     private func recordRemoval(of key: String, by operation: CacheError.Operation) {
         switch operation {
         case .evictAll: return
-        case .evict: changes.record(key: key, kind: .evicted)
+        case .evicting: changes.record(key: key, kind: .evicted)
         default: changes.record(key: key, kind: .removed)
         }
     }
@@ -142,6 +142,6 @@ extension CacheState {
         journal.append(.remove, key: key)
         forgetEntryDeletingValues(index)
         redundantOpCount += 1
-        try? journal.flush(operation: .dropDamagedEntry, key: key)
+        try? journal.flush(operation: .droppingDamagedEntry, key: key)
     }
 }

@@ -165,8 +165,8 @@ struct FileStorage: ValueStorage {
         }
     }
 
-    /// Opens a new, empty `key.slot.tmp` for writing. A vanished directory is reported as an
-    /// ``CacheError/Code/ioFailure`` whose cause is `ENOENT`; the cache recreates it and retries.
+    /// Opens a new, empty `key.slot.tmp` for writing; a vanished directory is
+    /// ``CacheError/directoryVanished(_:operation:path:key:file:line:)``.
     func createTemporaryFile(key: String, slot: Int) throws(CacheError) -> Int32 {
         let fileSystem = self.fileSystem
         let create = { () throws(SystemCallFailure) -> Int32 in
@@ -183,10 +183,10 @@ struct FileStorage: ValueStorage {
                 try removeValueFileIfPresent(key, slot, temporary: true)
                 return try create()
             } catch {
-                throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
+                throw directory.writeFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
             }
         } catch {
-            throw CacheError.ioFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
+            throw directory.writeFailure(error, operation: .write, path: dirtyPath(key, slot), key: key)
         }
     }
 
@@ -206,7 +206,7 @@ struct FileStorage: ValueStorage {
                     }
                 }
             } catch {
-                let failure = CacheError.ioFailure(error, operation: .commit, path: dirtyPath(key, slot), key: key)
+                let failure = directory.writeFailure(error, operation: .commit, path: dirtyPath(key, slot), key: key)
                 throw PublishFailure(error: failure, publishedAny: publishedAny)
             }
             publishedAny = true

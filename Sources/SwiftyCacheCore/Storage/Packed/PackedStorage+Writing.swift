@@ -152,11 +152,10 @@ extension PackedStorage {
             if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
                 // The segment was deleted underneath (with the directory, or alone): what is
                 // appended to it would vanish with the process.
-                guard (try? fileSystem.kind(of: directory.path)) == .directory else {
-                    throw CacheError.ioFailure(
-                        SystemCallFailure(call: "fstat", errno: Errno.noEntry), operation: .commit,
-                        path: segmentPath(active.number), key: key)
-                }
+                let failure = directory.writeFailure(
+                    SystemCallFailure(call: "fstat", errno: Errno.noEntry), operation: .commit,
+                    path: segmentPath(active.number), key: key)
+                if failure.isDirectoryVanished { throw failure }
                 segments.active = nil
                 segments.isActiveUnsynced = false
             }
@@ -200,7 +199,7 @@ extension PackedStorage {
             try fileSystem.removeFileIfPresent(staging)
             fd = try fileSystem.open(staging, flags: OpenFlags.createSegment, mode: FileModes.file)
         } catch {
-            throw CacheError.ioFailure(error, operation: .commit, path: staging, key: key)
+            throw directory.writeFailure(error, operation: .commit, path: staging, key: key)
         }
         var number = segments.nextNumber
         do throws(SystemCallFailure) {
@@ -224,7 +223,7 @@ extension PackedStorage {
                 }
             }
         } catch {
-            throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(number), key: key)
+            throw directory.writeFailure(error, operation: .commit, path: segmentPath(number), key: key)
         }
         let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
         if !syncsWrites {
