@@ -32,6 +32,8 @@ struct CacheState {
     var isClosed = false
     var isCleanupScheduled = false
     var statistics = CacheStatistics()
+    /// Lock holds since the last invariant walk (``checkInvariants()``), with internal checks.
+    var holdsSinceWalk = 0
     /// Files renamed out of the way under the lock, to unlink after it is released: on this
     /// kind of file system an unlink can wait for the device, and nothing should wait behind it.
     var pendingDeletions: [String] = []

@@ -16,6 +16,19 @@ import Testing
         #expect(CacheState.walksInvariants == !["", "0"].contains(requested))
     }
 
+    /// The walk comes after every hold of a small index, and often enough in a large one that
+    /// a break is found within a bounded number of holds, at O(1) amortized cost.
+    @Test func theWalkComesAfterEveryHoldOfASmallIndexAndAtABoundedIntervalInALargeOne() throws {
+        var state = try makeState()
+        for number in 0..<CacheState.walkEveryHoldUpTo - 1 { _ = state.table.insert(key: "k\(number)", valueCount: 2) }
+        #expect((0..<10).allSatisfy { _ in state.takeWalkTurn() })
+        for number in 0..<5_000 { _ = state.table.insert(key: "l\(number)", valueCount: 2) }
+        let interval = state.table.count / CacheState.walkEveryHoldUpTo
+        let turns = (0..<(interval * 10)).map { _ in state.takeWalkTurn() }
+        #expect(interval > 1)
+        #expect(turns.indices.filter { turns[$0] } == (1...10).map { $0 * interval - 1 })
+    }
+
     @Test func theCheapChecksCatchAStateThatTheyCanSeeWithoutAWalk() throws {
         var state = try makeState()
         state.lock = try state.directory.acquireLock()
