@@ -22,11 +22,14 @@ extension DiskLRUCache {
         operation: CacheError.Operation, key: String? = nil, claimsCleanup: Bool = false, writesReadLines: Bool = false,
         _ body: (inout CacheState) throws -> T
     ) throws -> T {
-        try CacheError.reporting(operation) {
-            try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) { (state) throws -> T in
+        do {
+            return try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) {
+                (state) throws -> T in
                 guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
                 return try body(&state)
             }
+        } catch let error as CacheError {
+            throw error.reported(by: operation)
         }
     }
 

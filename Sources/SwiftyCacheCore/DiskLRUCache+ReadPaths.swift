@@ -91,18 +91,6 @@ extension DiskLRUCache {
         fromRecord: (RecordBytes, CacheState.ReadPlan) throws -> Values,
         open: (CacheState.ReadPlan) throws -> Values?, close: (Values) -> Void
     ) throws -> ReadResult<(values: Values, plan: CacheState.ReadPlan)> {
-        try CacheError.reporting(operation) {
-            try readEntryAttempts(
-                key: key, recordingRead: recordingRead, operation: operation, cachedOnly: cachedOnly,
-                fromRecord: fromRecord, open: open, close: close)
-        }
-    }
-
-    private func readEntryAttempts<Values>(
-        key: String, recordingRead: Bool, operation: CacheError.Operation, cachedOnly: Bool,
-        fromRecord: (RecordBytes, CacheState.ReadPlan) throws -> Values,
-        open: (CacheState.ReadPlan) throws -> Values?, close: (Values) -> Void
-    ) throws -> ReadResult<(values: Values, plan: CacheState.ReadPlan)> {
         var recordsInOneHold = recordingRead && recordReader != nil
         for _ in 0..<(cachedOnly ? 1 : Self.readAttempts) {
             let (start, flushDue) = try locked(
@@ -133,9 +121,11 @@ extension DiskLRUCache {
                     _ = try? locked(operation: operation, key: key) {
                         $0.abandonRecordedRead(key: key, plan: plan, damaged: false)
                     }
-                    throw error
+                    throw error.reported(by: operation)
                 }
-                if case .found(let record) = read { return .found((try fromRecord(record, plan), plan)) }
+                if case .found(let record) = read {
+                    return .found((try CacheError.reporting(operation) { try fromRecord(record, plan) }, plan))
+                }
                 // Damage is dealt with (the entry dropped, a journal write) by a read that may do
                 // file I/O: a read from memory only hands it to the full read.
                 let damaged = if case .missing = read { !cachedOnly } else { false }
@@ -146,7 +136,7 @@ extension DiskLRUCache {
                 if cachedOnly { return .needsIO }
                 recordsInOneHold = false
             case .planned(let plan):
-                let values = try open(plan)
+                let values = try CacheError.reporting(operation) { try open(plan) }
                 if cachedOnly && values == nil { return .needsIO }
                 let (check, flushDue) = try locked(
                     operation: operation, key: key, claimsCleanup: cachedOnly,
