@@ -125,8 +125,22 @@ import Darwin
                 var flags = PowerLossTests.noLogFlush
                 #expect(ioctl(fd, PowerLossTests.shutdownRequest, &flags) == 0)
                 close(fd)
-                // The file system is gone: what follows fails, and must not crash.
+                // The file system is gone: the writer keeps calling, as a process the cut did not
+                // stop would. Every call fails or, if it returns, must hold after the remount.
                 _ = try? cache.setData([Data("late".utf8), Data("write".utf8)], forKey: "late")
+                for _ in 0..<24 {
+                    let key = "k\(hot.randomElement(using: &random) ?? 0)"
+                    if allowed[key] == nil { allowed[key] = [durable[key]] }
+                    if Bool.random(using: &random) {
+                        sequence += 1
+                        let values = (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: 64) }
+                        allowed[key]?.insert(sequence)
+                        if (try? cache.setData(values, forKey: key)) != nil { acknowledged[key] = .some(sequence) }
+                    } else {
+                        allowed[key]?.insert(nil)
+                        if (try? cache.removeValue(forKey: key)) != nil { acknowledged[key] = .some(nil) }
+                    }
+                }
                 try? cache.close()
                 // A compaction or rebuild still running in the background keeps the cache, and
                 // its descriptors, until it ends.

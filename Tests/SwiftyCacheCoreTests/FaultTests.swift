@@ -132,3 +132,41 @@ import Darwin
         #expect(reopened.size == 0)
     }
 }
+
+/// A packed commit has no `DIRTY` line: when its `CLEAN` line (or, with `syncsWrites`, the sync
+/// after it) fails, memory forgets the key while the journal on disk still names the old value.
+/// A removal of that key must not return until a repaired journal makes it true on disk (an
+/// outside power-cut run saw such a removal return and the old value come back).
+@Suite struct FailedPackedCommitTests {
+    let directory = TemporaryDirectory()
+    let fileSystem = FaultInjectingFileSystem()
+
+    func open(syncsWrites: Bool) throws -> DiskLRUCache {
+        try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(syncsWrites: syncsWrites, storage: .packed), fileSystem: fileSystem)
+    }
+
+    @Test(arguments: [false, true])
+    func aRemovalAfterAFailedCommitThrowsUntilTheJournalIsRepaired(syncsWrites: Bool) throws {
+        let cache = try open(syncsWrites: syncsWrites)
+        try cache.set("k", "old0", "old1")
+        // The record's append (and its sync) succeed; the journal's line, or its sync, fails.
+        fileSystem.failCall(named: syncsWrites ? "fsync" : "write", occurrence: 2, errno: EIO)
+        expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
+        #expect(try cache.strings("k") == nil)
+        // The journal cannot be rebuilt while this lasts.
+        fileSystem.failCalls(named: ["open"], errno: EIO, pathContaining: "journal.tmp")
+        expectError(.journalUnavailable) { try cache.removeValue(forKey: "k") }
+        expectError(.journalUnavailable) { try cache.evictAll() }
+        expectError(.journalUnavailable) { try cache.set("other", "a", "b") }
+        fileSystem.heal()
+        #expect(try cache.removeValue(forKey: "k") == false)
+        #expect(!cache.hasJournalErrors)
+        // Killed now: the journal on disk agrees with what the calls returned.
+        cache.simulateCrash()
+        let reopened = try open(syncsWrites: syncsWrites)
+        #expect(try reopened.strings("k") == nil)
+        #expect(reopened.count == 0)
+    }
+}

@@ -16,6 +16,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         var failingPathSubstring: String?
         var failAtCall: Int?
         var failAtCallErrno: Int32 = 0
+        var failAtNamedCall: (name: String, number: Int, errno: Int32)?
         var injectedFaults = 0
         var callsByName: [String: Int] = [:]
         var writeHold: (threshold: Int, hold: CallHold)?
@@ -56,6 +57,12 @@ package final class FaultInjectingFileSystem: FileSystem {
         }
     }
 
+    /// Fails the `occurrence`th call (1-based) named `name` counted from now, such as the
+    /// second `fsync`.
+    package func failCall(named name: String, occurrence: Int, errno: Int32) {
+        plan.withLock { $0.failAtNamedCall = (name, ($0.callsByName[name] ?? 0) + occurrence, errno) }
+    }
+
     /// Holds the next `write` of more than `bytes` bytes, on whatever thread makes it, until
     /// the returned hold is released: for tests of what goes on meanwhile.
     package func holdNextWrite(largerThan bytes: Int) -> CallHold {
@@ -82,6 +89,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         plan.withLock {
             $0.failingNames = []
             $0.failAtCall = nil
+            $0.failAtNamedCall = nil
         }
     }
 
@@ -99,6 +107,10 @@ package final class FaultInjectingFileSystem: FileSystem {
             if plan.failAtCall == plan.callCount {
                 plan.injectedFaults += 1
                 return plan.failAtCallErrno
+            }
+            if let named = plan.failAtNamedCall, named.name == name, named.number == plan.callsByName[name] {
+                plan.injectedFaults += 1
+                return named.errno
             }
             if plan.failingNames.contains(name) {
                 if let substring = plan.failingPathSubstring {

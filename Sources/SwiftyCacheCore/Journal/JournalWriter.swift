@@ -146,19 +146,28 @@ struct JournalWriter {
     }
 
     /// With `syncsWrites`, forces the journal and the directory to stable storage.
-    func syncIfDurable(operation: CacheError.Operation, key: String?) throws(CacheError) {
+    mutating func syncIfDurable(operation: CacheError.Operation, key: String?) throws(CacheError) {
         guard syncsWrites else { return }
         try sync(operation: operation, key: key)
     }
 
     /// Forces the journal and the directory to stable storage, whatever `syncsWrites` says:
     /// before bytes that lines already written supersede are deleted (compaction).
-    func sync(operation: CacheError.Operation, key: String?) throws(CacheError) {
+    ///
+    /// A failed sync breaks the journal, as a failed write does: the kernel may have dropped the
+    /// lines it could not write and report the next sync of the same file as a success, so
+    /// nothing written since the last good sync is trusted. Every later call that needs the
+    /// journal throws until a rebuild (a new file, synced whole) succeeds.
+    mutating func sync(operation: CacheError.Operation, key: String?) throws(CacheError) {
+        if let failure { throw CacheError.journalUnavailable(failure, operation: operation, key: key) }
         do {
             try fileSystem.fsync(fd)
             try directory.sync()
         } catch {
-            throw CacheError.ioFailure(error, operation: operation, path: directory.path, key: key)
+            let failure = CacheError.ioFailure(error, operation: operation, path: directory.path, key: key)
+            self.failure = failure
+            buffer.removeAll(keepingCapacity: true)
+            throw failure
         }
     }
 

@@ -165,9 +165,9 @@ extension CacheState {
             try journal.syncIfDurable(operation: .commit, key: key)
         } catch {
             // Not known to be on stable storage: the caller is told, and the entry is forgotten
-            // so that it is not served as if it were.
-            journal.append(.remove, key: key)
-            try? journal.flush(operation: .commit, key: key)
+            // so that it is not served as if it were. The failed sync broke the journal: the
+            // rebuild that repairs it writes the index without the entry, and until it succeeds
+            // every call that needs the journal throws.
             forgetEntryDeletingValues(index)
             changes.record(key: key, kind: .removed)
             throw error

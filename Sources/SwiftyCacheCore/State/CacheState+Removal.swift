@@ -5,9 +5,14 @@ extension CacheState {
     /// Removes the committed entry for `key`; `false` if there is none.
     mutating func remove(key: String) throws(CacheError) -> Bool {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .remove, key: key) }
-        guard let index = table.index(of: key), table[index].isReadable else { return false }
+        let repair = repairJournal(operation: .remove, key: key)
+        guard let index = table.index(of: key), table[index].isReadable else {
+            // Memory may have forgotten the key after a failed write whose old value the
+            // journal on disk still names: only a repaired journal makes "no entry" true there.
+            if let repair { throw repair }
+            return false
+        }
         // A journal that stays broken does not stop a removal: see `removeEntries`.
-        try? ensureJournalWritable(operation: .remove, key: key)
         try removeEntries([index], operation: .remove)
         statistics.removeCount += 1
         return true
@@ -16,12 +21,24 @@ extension CacheState {
     /// Removes every committed entry that is not being edited.
     mutating func removeAll() throws(CacheError) {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .evictAll) }
-        try? ensureJournalWritable(operation: .evictAll, key: nil)
+        let repair = repairJournal(operation: .evictAll, key: nil)
         let victims = table.indicesInLRUOrder.filter { table[$0].isReadable && !table[$0].isBeingEdited }
         // One change for all of them (even when some stay after a failure: re-read them).
         defer { if !victims.isEmpty { changes.record(key: nil, kind: .cleared) } }
         try removeEntries(victims, operation: .evictAll)
         statistics.removeCount += victims.count
+        // Entries forgotten after failed writes may still be named by the journal on disk.
+        if let repair, journal.failure != nil { throw repair }
+    }
+
+    /// Rebuilds a broken journal before a removal; the failure when it stays broken.
+    private mutating func repairJournal(operation: CacheError.Operation, key: String?) -> CacheError? {
+        do {
+            try ensureJournalWritable(operation: operation, key: key)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Journals `REMOVE` for the entries, then deletes their values and forgets them; with

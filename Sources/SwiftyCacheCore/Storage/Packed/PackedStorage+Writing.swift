@@ -168,12 +168,24 @@ extension PackedStorage {
             let offset = segments.activeEnd
             do {
                 try fileSystem.writeAll(active.fd, record)
-                if syncsWrites { try fileSystem.fsync(active.fd) }
             } catch {
                 let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
                 segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
                 segments.activeEnd = end
                 throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
+            }
+            if syncsWrites {
+                do {
+                    try fileSystem.fsync(active.fd)
+                } catch {
+                    // The kernel may have dropped this segment's unwritten pages and report its
+                    // next sync as a success: nothing more is appended to it. The record is
+                    // garbage; the next commit rolls to a new segment.
+                    segments.addRecordBytes(Int64(record.count), in: active.number)
+                    segments.active = nil
+                    segments.isActiveUnsynced = false
+                    throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
+                }
             }
             segments.activeEnd += Int64(record.count)
             segments.addRecordBytes(Int64(record.count), in: active.number)
