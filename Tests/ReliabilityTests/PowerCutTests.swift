@@ -133,7 +133,9 @@ import Darwin
                     if allowed[key] == nil { allowed[key] = [durable[key]] }
                     if Bool.random(using: &random) {
                         sequence += 1
-                        let values = (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: 64) }
+                        let values = (0..<2).map {
+                            CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: 64)
+                        }
                         allowed[key]?.insert(sequence)
                         if (try? cache.setData(values, forKey: key)) != nil { acknowledged[key] = .some(sequence) }
                     } else {
