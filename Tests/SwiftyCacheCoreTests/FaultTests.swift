@@ -151,12 +151,13 @@ import Darwin
     func aRemovalAfterAFailedCommitThrowsUntilTheJournalIsRepaired(syncsWrites: Bool) throws {
         let cache = try open(syncsWrites: syncsWrites)
         try cache.set("k", "old0", "old1")
+        // The journal cannot be rebuilt while this lasts (by this thread or by the cleanup
+        // that a broken journal schedules).
+        fileSystem.failCalls(named: ["open"], errno: EIO, pathContaining: "journal.tmp")
         // The record's append (and its sync) succeed; the journal's line, or its sync, fails.
         fileSystem.failCall(named: syncsWrites ? "fsync" : "write", occurrence: 2, errno: EIO)
         expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
         #expect(try cache.strings("k") == nil)
-        // The journal cannot be rebuilt while this lasts.
-        fileSystem.failCalls(named: ["open"], errno: EIO, pathContaining: "journal.tmp")
         expectError(.journalUnavailable) { try cache.removeValue(forKey: "k") }
         expectError(.journalUnavailable) { try cache.evictAll() }
         expectError(.journalUnavailable) { try cache.set("other", "a", "b") }

@@ -18,6 +18,8 @@ struct JournalRebuild {
     let order: [UInt32]
     /// The redundant lines counted when the rebuild began, which the new journal drops.
     let redundantOpCount: Int
+    /// The reads not journaled when the rebuild began, whose order the new journal records.
+    let unjournaledTouches: Int
     /// The storage whose records the rebuilt lines name.
     let storage: any ValueStorage
 

@@ -40,7 +40,9 @@ extension CacheState {
         trashBeingUnlinked.wait()
         if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any {
             // A journal of blocks replays as fast as a saved index loads: the marker alone then.
-            let needsSnapshot = !journal.replaysLikeASnapshot(entries: table.count)
+            // Reads that moved entries since the journal's order was written need the snapshot,
+            // which keeps the order: packed storage journals no reads.
+            let needsSnapshot = !journal.replaysLikeASnapshot(entries: table.count) || unjournaledTouches > 0
             directory.leaveCleanMarker { emit in
                 guard needsSnapshot else { return }
                 SavedIndex.write(

@@ -36,6 +36,7 @@ extension CacheState {
         // A leftover backup is harmless: opening deletes it when `journal` exists.
         moveToTrash(directory.backupJournalPath)
         redundantOpCount = 0
+        unjournaledTouches = 0
     }
 
     /// The header and a `REMOVE` line for each key whose files could not be deleted and that is
@@ -60,7 +61,7 @@ extension CacheState {
         }
         return JournalRebuild(
             pending: pending, prefix: compactJournalPrefix(), order: table.recordsInLRUOrder,
-            redundantOpCount: redundantOpCount, storage: storage)
+            redundantOpCount: redundantOpCount, unjournaledTouches: unjournaledTouches, storage: storage)
     }
 
     /// A batch of a rebuild begun by ``beginJournalRebuild()``: the entries of `records` as they
@@ -82,6 +83,7 @@ extension CacheState {
         moveToTrash(directory.backupJournalPath)
         // What stays redundant: the lines journaled since the rebuild began.
         redundantOpCount = max(0, redundantOpCount - rebuild.redundantOpCount)
+        unjournaledTouches = max(0, unjournaledTouches - rebuild.unjournaledTouches)
         return true
     }
 }

@@ -52,9 +52,7 @@ extension CacheState {
             recordReader?.holdsInline(location: plan.location, lengths: plan.lengths) == true
         else { return .planned(plan) }
         statistics.hitCount += 1
-        table.touch(index)
-        redundantOpCount += 1
-        journal.append(.read, key: key)
+        recordUse(of: index, key: key)
         return .recorded(plan)
     }
 
@@ -114,13 +112,23 @@ extension CacheState {
         }
         if recordingRead {
             statistics.hitCount += 1
-            table.touch(index)
-            if !isReadOnly {
-                redundantOpCount += 1
-                journal.append(.read, key: key)
-            }
+            if isReadOnly { table.touch(index) } else { recordUse(of: index, key: key) }
         }
         return .valid
+    }
+
+    /// A hit's LRU touch, and in file storage its buffered `READ` line. Packed storage writes
+    /// nothing for a read: the order lives in memory until a rebuild or a clean close.
+    ///
+    /// - Complexity: O(1).
+    private mutating func recordUse(of index: Int, key: String) {
+        table.touch(index)
+        guard journalsReads else {
+            unjournaledTouches &+= 1
+            return
+        }
+        redundantOpCount += 1
+        journal.append(.read, key: key)
     }
 
     /// Whether enough `READ` lines are buffered to write them, and no flush is scheduled yet:

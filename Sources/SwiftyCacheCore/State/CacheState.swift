@@ -27,6 +27,11 @@ struct CacheState {
     var lock: DirectoryLock?
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
     var redundantOpCount = 0
+    /// Packed storage: reads that moved an entry in LRU order since the journal last recorded
+    /// the order (a rebuild or a saved index writes it). Reads write nothing there; recency
+    /// reaches the disk at the next rebuild or clean close, and after a crash the order is the
+    /// one of the last writes.
+    var unjournaledTouches = 0
     var nextSequenceNumber: UInt64 = 1
     var nextEditorID: UInt64 = 1
     var isClosed = false
@@ -83,6 +88,10 @@ struct CacheState {
     }
 
     var fileSystem: any FileSystem { directory.fileSystem }
+
+    /// Whether a read appends a `READ` line: in file storage, whose journal the Java library
+    /// reads (its LRU order follows them); never in packed storage, where a read writes nothing.
+    var journalsReads: Bool { !journal.format.storesLocations }
     var valueCount: Int { storage.valueCount }
 
     /// The Java rule: rebuild when redundant lines reach 2000 and outnumber the entries.

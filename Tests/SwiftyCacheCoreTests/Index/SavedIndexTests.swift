@@ -65,7 +65,9 @@ import Testing
         try Data(marker).write(to: directory.appending("journal.clean"))
         let reopened = try openCache(directory.url, storage: .packed)
         #expect(!reopened.recoveryReport.loadedSavedIndex)
-        #expect(try reopened.keys() == keys)
+        // The same entries; their order is the journal's, the order of the last writes (packed
+        // storage journals no reads: the read of k3 was recorded by the lost snapshot only).
+        #expect(try reopened.keys().sorted() == keys.sorted())
         #expect(try reopened.strings("k3") == ["value 3", "xxx"])
     }
 

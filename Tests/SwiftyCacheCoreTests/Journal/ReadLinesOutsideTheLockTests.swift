@@ -12,7 +12,8 @@ import Darwin
 
 /// Reads buffer their `READ` lines; the reader that fills the buffer writes it after releasing
 /// the cache lock, holding only the journal's output lock: other readers go on meanwhile, and
-/// whatever is journaled next is written after those lines.
+/// whatever is journaled next is written after those lines. File storage only: packed storage
+/// journals no reads (``PackedReadsWriteNothingTests``).
 @Suite(.tags(.concurrency)) struct ReadLinesOutsideTheLockTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()
@@ -59,7 +60,7 @@ import Darwin
         return (hold, reader)
     }
 
-    @Test(arguments: bothStorages)
+    @Test(arguments: [DiskLRUCache.Storage.files])
     func readersGoOnWhileReadLinesAreWritten(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
         let (hold, reader) = try startHeldReadFlush(cache)
@@ -77,7 +78,7 @@ import Darwin
         try cache.close()
     }
 
-    @Test(arguments: bothStorages)
+    @Test(arguments: [DiskLRUCache.Storage.files])
     func whatIsJournaledNextIsWrittenAfterTheReadLines(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
         let (hold, reader) = try startHeldReadFlush(cache)
@@ -100,7 +101,7 @@ import Darwin
         #expect(try reopened.keys().count == Self.entryCount - 1)
     }
 
-    @Test(arguments: bothStorages)
+    @Test(arguments: [DiskLRUCache.Storage.files])
     func aFailedWriteOfReadLinesBreaksTheJournalUntilARebuildRepairsIt(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
         let (hold, reader) = try startHeldReadFlush(cache)
@@ -120,7 +121,7 @@ import Darwin
         #expect(!reopened.recoveryReport.wasWiped)
     }
 
-    @Test(arguments: bothStorages)
+    @Test(arguments: [DiskLRUCache.Storage.files])
     func closeWaitsForReadLinesBeingWritten(storage: DiskLRUCache.Storage) throws {
         let cache = try open(storage)
         let (hold, reader) = try startHeldReadFlush(cache)
