@@ -64,6 +64,11 @@ extension DiskLRUCache {
         try await Self.offload { try self.setData(values, forKey: key) }
     }
 
+    /// Writes a batch of sets and removals as one unit; see `write(_:)`.
+    public func write(_ batch: WriteBatch) async throws {
+        try await Self.offload { try self.write(batch) }
+    }
+
     /// Replaces some slots of an existing entry; see `setPartialData(_:forKey:)`.
     public func setPartialData(_ values: [Int: Data], forKey key: String) async throws {
         try await Self.offload { try self.setPartialData(values, forKey: key) }

@@ -126,6 +126,10 @@ public final class DiskLRUCache: Sendable {
             isReadOnly: options.isReadOnly, changes: changeHub)
         state.replayFormat = selection.replayFormat
         let report = try CacheError.reporting(.open) { try state.open(readOnly: options.isReadOnly) }
+        // Whether the journal recovery left may hold batches already: read from its header.
+        if selection.format.storesLocations, !options.isReadOnly, let header = try? cacheDirectory.journalHeader() {
+            state.journal.marksBatches = header.marksBatches
+        }
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
         self.appVersion = appVersion
         self.valueCount = valueCount

@@ -84,7 +84,27 @@ enum CrashWorker {
                         record("B ABORTED - \(sequence)")
                     }
                     record("C")
-                case 60..<75:
+                case 60..<68:
+                    // Three keys in one batch; values small enough to be inline, so that a packed
+                    // batch is one unit.
+                    var keys = [key]
+                    while keys.count < 3 {
+                        let other = "k\(generator.next() % 30)"
+                        if !keys.contains(other) { keys.append(other) }
+                    }
+                    var batch = DiskLRUCache.WriteBatch()
+                    for batchKey in keys {
+                        batch.setData(
+                            (0..<2).map {
+                                CheckedValue.make(
+                                    key: batchKey, slot: $0, sequence: sequence, fillerLength: filler % 500)
+                            },
+                            forKey: batchKey)
+                    }
+                    record("B BATCH \(keys.joined(separator: ",")) \(sequence)")
+                    try cache.write(batch)
+                    record("C")
+                case 68..<75:
                     record("B REMOVE \(key) \(sequence)")
                     try cache.removeValue(forKey: key)
                     record("C")

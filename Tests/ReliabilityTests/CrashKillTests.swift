@@ -29,11 +29,15 @@ extension Slow {
             var key: String
             var sequence: Int
 
+            /// The keys it writes: one, or a batch's (`k1,k2,k3`).
+            var keys: [String] { key.split(separator: ",").map(String.init) }
+
             func apply(to model: inout Model) {
                 switch verb {
                 case "SET": model[key] = [sequence, sequence]
                 case "PARTIAL": if let old = model[key] { model[key] = [old[0], sequence] }
                 case "REMOVE": model[key] = nil
+                case "BATCH": for key in keys { model[key] = [sequence, sequence] }
                 default: break
                 }
             }
@@ -116,12 +120,21 @@ extension Slow {
                 }
                 var afterInFlight = model
                 inFlight?.apply(to: &afterInFlight)
+                // A packed batch is one unit: its keys all hold the batch, or none does.
+                if let inFlight, inFlight.verb == "BATCH", mode.storage == "packed", mode.maxSize == Int.max {
+                    let written = inFlight.keys.filter { state[$0]?.map(\.sequence) == afterInFlight[$0] }
+                    #expect(
+                        written.isEmpty || written.count == inFlight.keys.count,
+                        "kill \(round): half a batch: \(written) of \(inFlight.keys)")
+                }
                 for key in Set(model.keys).union(state.keys).union(afterInFlight.keys) {
                     let actual = state[key]?.map(\.sequence)
                     // A kill between an edit's DIRTY and CLEAN lines (a one-shot write's commit) drops
                     // that entry, as the journal format requires; under eviction any entry may be gone.
                     let inFlightEdit =
-                        inFlight.map { $0.key == key && ($0.verb == "SET" || $0.verb == "PARTIAL") } ?? false
+                        inFlight.map {
+                            $0.keys.contains(key) && ($0.verb == "SET" || $0.verb == "PARTIAL" || $0.verb == "BATCH")
+                        } ?? false
                     let allowed: [[Int]?] =
                         mode.maxSize == Int.max && !inFlightEdit
                         ? [model[key], afterInFlight[key]]
@@ -132,7 +145,23 @@ extension Slow {
                 }
                 // The worker continues from this state after the next kill; the log must too.
                 if mode.maxSize != Int.max { outcomes.underEviction += 1 }
-                if inFlight != nil {
+                if let inFlight, inFlight.verb == "BATCH" {
+                    // Record, key by key, what the cache decided for the batch in flight.
+                    var line = ""
+                    for key in inFlight.keys {
+                        let actual = state[key]?.map(\.sequence)
+                        if actual == afterInFlight[key] {
+                            line += "B SET \(key) \(inFlight.sequence)\nC\n"
+                        } else if actual == nil {
+                            line += "B REMOVE \(key) 0\nC\n"
+                        }
+                    }
+                    line += "B ABORTED - 0\nC\n"
+                    let handle = try FileHandle(forWritingTo: mode.log)
+                    try handle.seekToEnd()
+                    try handle.write(contentsOf: Data(line.utf8))
+                    try handle.close()
+                } else if inFlight != nil {
                     // Record what the cache decided for the in-flight operation.
                     let key = inFlight?.key ?? ""
                     let actual = state[key]?.map(\.sequence)

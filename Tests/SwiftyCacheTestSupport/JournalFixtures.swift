@@ -5,13 +5,20 @@ public enum JournalFixture {
     public static let magic = "libcore.io.DiskLruCache"
 
     public static let packedMagic = "swiftycache.packed"
+    /// The magic of a packed journal that may hold `BATCH` lines.
+    public static let packedBatchMagic = "swiftycache.packed2"
+
+    /// Whether `firstLine` is a packed journal's magic, either one.
+    static func isPackedMagic(_ firstLine: String?) -> Bool {
+        firstLine == packedMagic || firstLine == packedBatchMagic
+    }
 
     /// The body lines of the journal in `directory` (after the header). A packed journal's
     /// lines are given as file storage writes them: `CLEAN` without the record's segment and
     /// offset, and no `MOVE` lines; ``rawBodyLines(in:)`` has them as they are.
     public static func bodyLines(in directory: URL) throws -> [String] {
         let lines = try allLines(in: directory)
-        guard lines.first == packedMagic else { return Array(lines.dropFirst(5)) }
+        guard isPackedMagic(lines.first) else { return Array(lines.dropFirst(5)) }
         return lines.dropFirst(6).map(withoutCheck).compactMap { line in
             if line.hasPrefix("MOVE ") { return nil }
             guard line.hasPrefix("CLEAN ") else { return line }
@@ -24,7 +31,7 @@ public enum JournalFixture {
     /// ``allLines(in:)`` keeps.
     public static func rawBodyLines(in directory: URL) throws -> [String] {
         let lines = try allLines(in: directory)
-        guard lines.first == packedMagic else { return Array(lines.dropFirst(5)) }
+        guard isPackedMagic(lines.first) else { return Array(lines.dropFirst(5)) }
         return lines.dropFirst(6).map(withoutCheck)
     }
 

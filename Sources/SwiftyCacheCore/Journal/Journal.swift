@@ -70,6 +70,14 @@ package enum Journal {
 
     /// The first line of a packed-storage journal.
     static let packedMagic = "swiftycache.packed"
+    /// The first line of a packed-storage journal that may hold `BATCH` lines: releases before
+    /// batches refuse it (`notACacheDirectory`) rather than read a batch as separate lines. A
+    /// journal takes it when its first batch is written, and keeps it.
+    static let packedBatchMagic = "swiftycache.packed2"
+
+    /// The most bytes a `BATCH` line may take: the parser reads a line whole, so this bounds
+    /// the memory a journal line can cost. A batch whose line would be longer is refused.
+    static let maximumBatchLineLength = 32 << 20
 
     /// Which storage a journal describes: its header and the shape of its `CLEAN` lines.
     package enum Format: Hashable, Sendable {
@@ -89,18 +97,24 @@ package enum Journal {
         /// The storage's name in messages: `files` or `packed`.
         var name: String { storesLocations ? "packed" : "files" }
 
-        /// The header lines, without their line ends.
-        func headerLines(appVersion: Int, valueCount: Int) -> [String] {
+        /// The header lines, without their line ends; `marksBatches` gives a packed journal
+        /// the magic of one that may hold `BATCH` lines (``packedBatchMagic``).
+        func headerLines(appVersion: Int, valueCount: Int, marksBatches: Bool = false) -> [String] {
             switch self {
             case .files: [Journal.magic, version, String(appVersion), String(valueCount), ""]
             case .packed(let inlineLimit):
-                [packedMagic, version, String(appVersion), String(valueCount), String(inlineLimit), ""]
+                [
+                    marksBatches ? packedBatchMagic : packedMagic, version, String(appVersion), String(valueCount),
+                    String(inlineLimit), "",
+                ]
             }
         }
     }
 
-    static func header(appVersion: Int, valueCount: Int, format: Format = .files) -> String {
-        format.headerLines(appVersion: appVersion, valueCount: valueCount).map { $0 + "\n" }.joined()
+    static func header(appVersion: Int, valueCount: Int, format: Format = .files, marksBatches: Bool = false) -> String
+    {
+        format.headerLines(appVersion: appVersion, valueCount: valueCount, marksBatches: marksBatches).map { $0 + "\n" }
+            .joined()
     }
 
     /// Whether `key` matches `[a-z0-9_-]{1,120}`, the keys the API accepts. The journal may
@@ -215,6 +229,43 @@ package enum Journal {
             JournalLineCheck.append(key: key, lineStart: start, to: &buffer)
         }
         buffer.append(UInt8(ascii: "\n"))
+    }
+
+    /// The verb of a batch's line.
+    static let batchVerb = Array("BATCH".utf8)
+
+    /// Appends a packed journal's `BATCH` line, newline included: `BATCH`, then each member's
+    /// line (a `CLEAN` or a `REMOVE`, with its own check) after a tab, then the check of the
+    /// whole line. Replayed all or nothing: a line torn by a crash or damaged is not applied
+    /// (``JournalParser``), so a batch is never half there.
+    ///
+    ///     BATCH\tCLEAN k1 3 2 1 16 ~…\tREMOVE k2 ~… ~…
+    ///
+    /// - Complexity: O(line length).
+    static func appendBatchLine(
+        _ members: [(operation: Operation, key: String)], format: Format, to buffer: inout [UInt8]
+    ) {
+        let start = buffer.count
+        buffer.append(contentsOf: batchVerb)
+        for member in members {
+            buffer.append(UInt8(ascii: "\t"))
+            appendLine(member.operation, key: member.key, format: format, to: &buffer)
+            buffer.removeLast()  // the member's newline
+        }
+        var firstKey = members.first?.key ?? ""
+        firstKey.withUTF8 { JournalLineCheck.append(key: $0, lineStart: start, to: &buffer) }
+        buffer.append(UInt8(ascii: "\n"))
+    }
+
+    /// An upper bound of the bytes of a `BATCH` line naming `keyBytes` bytes of keys in
+    /// `members` members of `valueCount` slots: checked before a batch is written.
+    static func batchLineBound(members: Int, keyBytes: Int, valueCount: Int) -> Int {
+        // Per member: a tab, the verb and a space, the lengths and location (21 bytes each at
+        // most), the check; then the verb and the line's check.
+        let perMember = 1 + 7 + (valueCount + 2) * 21 + JournalLineCheck.length
+        let (product, overflow) = members.multipliedReportingOverflow(by: perMember)
+        guard !overflow else { return Int.max }
+        return product.addingReportingOverflow(keyBytes + batchVerb.count + JournalLineCheck.length + 1).partialValue
     }
 
     /// `CLEAN key len0 len1 …`, then the segment and offset when `location` is given (packed

@@ -6,6 +6,8 @@ extension CacheDirectory {
         var format: Journal.Format
         var appVersion: Int
         var valueCount: Int
+        /// Whether the magic is the one of a packed journal that may hold `BATCH` lines.
+        var marksBatches = false
     }
 
     /// The storage format, `appVersion` and `valueCount` the journal's header records; `nil`
@@ -46,7 +48,8 @@ extension CacheDirectory {
                 )
             }
             return JournalHeader(
-                format: .packed(inlineLimit: inlineLimit), appVersion: appVersion, valueCount: valueCount)
+                format: .packed(inlineLimit: inlineLimit), appVersion: appVersion, valueCount: valueCount,
+                marksBatches: lines[0].utf8.count == Journal.packedBatchMagic.utf8.count)
         }
     }
 }

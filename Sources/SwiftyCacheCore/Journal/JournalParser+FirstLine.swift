@@ -7,21 +7,23 @@ extension JournalParser {
     static func classify(firstLine line: Slice<UnsafeBufferPointer<UInt8>>, isComplete: Bool) -> FirstLine {
         let magic = Array(Journal.magic.utf8)
         let packedMagic = Array(Journal.packedMagic.utf8)
+        let batchMagic = Array(Journal.packedBatchMagic.utf8)
         var line = line
         if isComplete, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if line.elementsEqual(magic) && isComplete { return .magic }
-        if line.elementsEqual(packedMagic) && isComplete { return .packedMagic }
+        if (line.elementsEqual(packedMagic) || line.elementsEqual(batchMagic)) && isComplete { return .packedMagic }
         // A packed journal's magic with one bit flipped (our format: damage stays local); the
         // Java magic stays exact, as Java reads it.
-        if isComplete && line.count == packedMagic.count
-            && zip(line, packedMagic).reduce(0, { $0 + ($1.0 ^ $1.1).nonzeroBitCount }) == 1
+        for candidate in [packedMagic, batchMagic]
+        where isComplete && line.count == candidate.count
+            && zip(line, candidate).reduce(0, { $0 + ($1.0 ^ $1.1).nonzeroBitCount }) == 1
         {
             return .packedMagic
         }
         if line.isEmpty && !isComplete { return .damaged }  // an empty file
         if line.first == 0 { return .damaged }  // zeros where the data should be, as a power loss leaves them
         // A header torn inside its first line.
-        if !isComplete && (magic.starts(with: line) || packedMagic.starts(with: line)) { return .damaged }
+        if !isComplete && (magic.starts(with: line) || batchMagic.starts(with: line)) { return .damaged }
         return .foreign
     }
 
@@ -33,7 +35,8 @@ extension JournalParser {
             }
             if buffer.first == 0 { return .damaged }
             // No line end in the prefix: a first line longer than the magic is not the magic.
-            guard isWholeFile || buffer.count <= max(Journal.magic.utf8.count, Journal.packedMagic.utf8.count) else {
+            guard isWholeFile || buffer.count <= max(Journal.magic.utf8.count, Journal.packedBatchMagic.utf8.count)
+            else {
                 return .foreign
             }
             return classify(firstLine: buffer[...], isComplete: false)

@@ -83,7 +83,10 @@ struct JournalParser {
         self.format = format
         expectedFirstLine = format.storesLocations ? .packedMagic : .magic
         expectedHeader = format.headerLines(appVersion: appVersion, valueCount: valueCount).map { Array($0.utf8) }
-        maximumLineLength = Self.keyAllowance + (min(max(valueCount, 0), 1 << 20) + 2) * 21
+        // A packed journal's BATCH line holds a whole batch.
+        maximumLineLength =
+            format.storesLocations
+            ? Journal.maximumBatchLineLength : Self.keyAllowance + (min(max(valueCount, 0), 1 << 20) + 2) * 21
     }
 
     /// Parses the complete lines of `bytes` (a partial last line waits for the next chunk),
@@ -244,6 +247,13 @@ struct JournalParser {
             return true
         }
         seenCheckedLine = true
+        if checked.body.starts(with: Journal.batchVerb) {
+            guard checked.isIntact, handleBatch(checked.body.dropFirst(Journal.batchVerb.count), body) else {
+                noteDamaged(line)
+                return true
+            }
+            return true
+        }
         if checked.body.starts(with: JournalBlock.verb) {
             let payload = checked.body.dropFirst(JournalBlock.verb.count)
             guard checked.isIntact, block.decode(payload, valueCount: valueCount) else {
@@ -263,6 +273,35 @@ struct JournalParser {
         }
         body(UnsafeBufferPointer(rebasing: record.key), record.operation)
         recordCount += 1
+        return true
+    }
+
+    /// A `BATCH` line's members (after its verb): passed on all or none. Each member is a
+    /// checked `CLEAN` or `REMOVE` line after a tab. Returns `false`, passing nothing on, when
+    /// any member fails.
+    ///
+    /// - Complexity: O(line length); the members' keys are slices of the line.
+    private mutating func handleBatch(
+        _ members: Slice<UnsafeBufferPointer<UInt8>>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+    ) -> Bool {
+        let tab = UInt8(ascii: "\t")
+        guard members.first == tab else { return false }
+        var records: [(key: Slice<UnsafeBufferPointer<UInt8>>, operation: Journal.Operation)] = []
+        var start = members.startIndex + 1
+        while start <= members.endIndex {
+            let end = members[start...].firstIndex(of: tab) ?? members.endIndex
+            guard let checked = JournalLineCheck.split(members[start..<end]), checked.isIntact,
+                case .success(let record) = Self.parseBodyLine(
+                    checked.body, valueCount: valueCount, storesLocations: true)
+            else { return false }
+            switch record.operation {
+            case .clean, .remove: records.append(record)
+            default: return false
+            }
+            start = end + 1
+        }
+        for record in records { body(UnsafeBufferPointer(rebasing: record.key), record.operation) }
+        recordCount += records.count
         return true
     }
 
@@ -287,7 +326,11 @@ struct JournalParser {
         if firstLine == expectedFirstLine { lineNumber = 1 }
         // A packed magic with a flipped bit: kept as a damaged line (it names no entry), so
         // that the journal is rewritten whole.
-        if firstLine == .packedMagic && !line.elementsEqual(Journal.packedMagic.utf8) { noteDamaged(line) }
+        if firstLine == .packedMagic && !line.elementsEqual(Journal.packedMagic.utf8)
+            && !line.elementsEqual(Journal.packedBatchMagic.utf8)
+        {
+            noteDamaged(line)
+        }
     }
 
     /// After a corruption: remembers the key a line names, if it could be one of the cache's.

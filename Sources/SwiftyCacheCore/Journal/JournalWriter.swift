@@ -34,6 +34,10 @@ struct JournalWriter {
     let output = JournalOutput()
     /// Packed storage: the space set aside for a full disk (see ``SpaceReserve``).
     var reserve: SpaceReserve?
+    /// Whether the journal's header has the magic of one that may hold `BATCH` lines
+    /// (``Journal/packedBatchMagic``): read at open, set for good by the first batch (whose
+    /// rebuild writes it), and kept by every rebuild after.
+    var marksBatches = false
 
     /// READ lines may stay buffered up to this many bytes.
     static let readBufferLimit = 8 << 10
@@ -57,6 +61,19 @@ struct JournalWriter {
         guard failure == nil else { return }
         let start = buffer.count
         Journal.appendLine(operation, key: key, format: format, to: &buffer)
+        linesSinceRewrite &+= 1
+        if rebuildTail != nil {
+            rebuildTail?.append(contentsOf: buffer[start...])
+            tailLineCount &+= 1
+        }
+    }
+
+    /// Buffers a batch's `BATCH` line (``Journal/appendBatchLine(_:format:to:)``): its members
+    /// replay all or none. Nothing while the journal is broken, as for ``append(_:key:)``.
+    mutating func appendBatch(_ members: [(operation: Journal.Operation, key: String)]) {
+        guard failure == nil else { return }
+        let start = buffer.count
+        Journal.appendBatchLine(members, format: format, to: &buffer)
         linesSinceRewrite &+= 1
         if rebuildTail != nil {
             rebuildTail?.append(contentsOf: buffer[start...])
@@ -185,7 +202,9 @@ struct JournalWriter {
 
     /// The header every journal starts with, for a rebuild to append entries to.
     func header() -> [UInt8] {
-        Array(Journal.header(appVersion: appVersion, valueCount: valueCount, format: format).utf8)
+        Array(
+            Journal.header(appVersion: appVersion, valueCount: valueCount, format: format, marksBatches: marksBatches)
+                .utf8)
     }
 
     /// Writes the journal `write` writes to the file it is given (a header and the live entries)

@@ -177,7 +177,7 @@ extension CacheState {
 
     /// Refuses a write of `key` in a read-only cache, or one that would replace a file the
     /// cache did not create.
-    private func checkWritable(key: String, operation: CacheError.Operation) throws(CacheError) {
+    func checkWritable(key: String, operation: CacheError.Operation) throws(CacheError) {
         guard !isReadOnly else { throw CacheError.readOnly(operation: operation, key: key) }
         if !foreignKeys.isEmpty, foreignKeys.contains(key) {
             throw CacheError.foreignFile(key: key, path: storage.path(key: key, slot: 0, staged: false))

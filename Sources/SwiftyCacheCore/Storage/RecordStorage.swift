@@ -23,6 +23,11 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
     func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation
 
+    /// Appends a batch's records with one `write`; returns where each starts.
+    ///
+    /// - Complexity: one `write` (plus a sync with `syncsWrites`).
+    func appendBatch(_ records: [[UInt8]]) throws(CacheError) -> [ValueLocation]
+
     /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
     func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?)
 

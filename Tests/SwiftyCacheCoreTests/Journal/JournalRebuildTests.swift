@@ -117,7 +117,9 @@ import Darwin
         // The first batch, about 120 KB of lines (a flush of READ lines is at most 8 KiB), is
         // held once formatted; the second waits. The same values written again call for it.
         let hold = fileSystem.holdNextWrite(largerThan: 20_000)
-        for i in 0..<(count + 2_600) { try cache.setData([Data("v\(i % count)".utf8)], forKey: Self.longKey(i % count)) }
+        for i in 0..<(count + 2_600) {
+            try cache.setData([Data("v\(i % count)".utf8)], forKey: Self.longKey(i % count))
+        }
         try #require(hold.waitUntilHeld(), "no rebuild started")
         // Spread over the LRU order, so that some fall in the held batch and some after it.
         let changed = stride(from: 0, to: count, by: 100).map { $0 }

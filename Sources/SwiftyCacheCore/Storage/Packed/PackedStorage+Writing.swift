@@ -148,6 +148,27 @@ extension PackedStorage {
     /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``); a roll adds a file
     ///   creation.
     func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
+        try appendBytes(record, key: key)
+    }
+
+    /// Appends a batch's records with one `write` (and one sync with ``syncsWrites``); returns
+    /// where each starts. A batch larger than a segment fills a new segment of its own.
+    ///
+    /// - Complexity: one copy of the records into one buffer, one `write`.
+    func appendBatch(_ records: [[UInt8]]) throws(CacheError) -> [ValueLocation] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.reduce(0) { $0 + $1.count })
+        for record in records { bytes.append(contentsOf: record) }
+        let start = try appendBytes(bytes, key: nil)
+        var offset = start.offset
+        return records.map { record in
+            defer { offset += Int64(record.count) }
+            return ValueLocation(segment: start.segment, offset: offset)
+        }
+    }
+
+    /// Appends `record` (one record, or a batch's records back to back) to the active segment.
+    private func appendBytes(_ record: [UInt8], key: String?) throws(CacheError) -> ValueLocation {
         try state.withLock { (segments) throws(CacheError) -> ValueLocation in
             if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
                 // The segment was deleted underneath (with the directory, or alone): what is
@@ -164,7 +185,7 @@ extension PackedStorage {
             {
                 try roll(&segments, key: key)
             }
-            guard let active = segments.active else { throw CacheError.packedInvariant(key: key, slot: 0) }
+            guard let active = segments.active else { throw CacheError.packedInvariant(key: key ?? "", slot: 0) }
             let offset = segments.activeEnd
             do {
                 try fileSystem.writeAll(active.fd, record)

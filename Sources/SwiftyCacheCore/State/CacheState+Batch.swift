@@ -1,0 +1,145 @@
+/// A batch of sets and removals committed as one unit in packed storage: one append of the
+/// records, one `BATCH` journal line (replayed all or nothing), one sync with `syncsWrites`.
+extension CacheState {
+    /// One change of a batch, its record (for a set) built outside the lock.
+    enum BatchMember {
+        case set(key: String, lengths: SlotLengths, record: [UInt8])
+        case remove(key: String)
+
+        var key: String {
+            switch self {
+            case .set(let key, _, _), .remove(let key): key
+            }
+        }
+    }
+
+    /// Commits `members` in order as one unit: every record appended with one `write`, then one
+    /// `BATCH` line naming them all (and the removals), then, with `syncsWrites`, the syncs of
+    /// one commit. A crash leaves all of the batch or none of it. Returns `false`, with nothing
+    /// done, when the batch cannot be one unit: file storage, or a set of a key whose current
+    /// values are files (their deletion needs the edit transaction's `DIRTY` line).
+    ///
+    /// The first batch of a journal an earlier release could read rebuilds it first under the
+    /// magic of one that holds batches (``Journal/packedBatchMagic``), which those releases refuse.
+    ///
+    /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds one of the keys, with
+    ///   nothing written; the errors of a commit. After a failure every key of the batch holds
+    ///   its previous value or, for a set whose line may have been written, is dropped: the
+    ///   journal is broken, and its repair writes what memory holds.
+    /// - Complexity: O(members) plus one `write` of the records and one of the journal.
+    mutating func commitBatch(_ members: [BatchMember]) throws(CacheError) -> Bool {
+        guard let packed = records, !members.isEmpty else { return false }
+        for member in members {
+            try checkWritable(key: member.key, operation: .writeBatch)
+            guard let index = table.index(of: member.key) else { continue }
+            let entry = table[index]
+            if entry.isBeingEdited { throw CacheError.editInProgress(key: member.key, operation: .writeBatch) }
+            if case .set = member, entry.isReadable,
+                storage.keepsFiles(location: entry.location, lengths: entry.lengths)
+            {
+                return false
+            }
+        }
+        try ensureJournalWritable(operation: .writeBatch, key: nil)
+        if !journal.marksBatches {
+            journal.marksBatches = true
+            do {
+                try rebuildJournal()
+            } catch {
+                journal.marksBatches = false
+                throw error
+            }
+        }
+        let records = members.compactMap { member -> [UInt8]? in
+            if case .set(_, _, let record) = member { return record }
+            return nil
+        }
+        var locations: [ValueLocation] = []
+        if !records.isEmpty {
+            do {
+                locations = try packed.appendBatch(records)
+            } catch  where error.isDirectoryVanished {
+                guard try restoreVanishedDirectory() else { throw error }
+                return try commitBatch(members)
+            }
+        }
+        var lines: [(operation: Journal.Operation, key: String)] = []
+        lines.reserveCapacity(members.count)
+        var committed: [Int] = []
+        var removals: [String] = []
+        var nextLocation = locations.makeIterator()
+        for member in members {
+            switch member {
+            case .set(let key, let lengths, let record):
+                guard let location = nextLocation.next() else { throw CacheError.packedInvariant(key: key, slot: 0) }
+                let existing = table.index(of: key)
+                let replaced = existing.flatMap { index in
+                    table[index].isReadable
+                        ? CommittedValues(location: table[index].location, lengths: table[index].lengths) : nil
+                }
+                packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
+                let index = existing ?? table.insert(key: key, valueCount: valueCount)
+                let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
+                let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
+                size = overflow ? Int.max : grown
+                table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
+                nextSequenceNumber += 1
+                table.touch(index)
+                committed.append(index)
+                removals.removeAll { $0 == key }
+                lines.append((.clean(lengths: lengths, location: location), key))
+            case .remove(let key):
+                guard let index = table.index(of: key), table[index].isReadable else { continue }
+                // Applied once the line is written: until then the entry stands.
+                removals.append(key)
+                lines.append((.remove, key))
+            }
+        }
+        redundantOpCount += lines.count
+        guard !lines.isEmpty else { return true }
+        let committedKeys = committed.map { table.key(at: $0) }
+        journal.appendBatch(lines)
+        let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: committed.last ?? -1)
+            .filter { victim in !removals.contains(table.key(at: victim)) }
+        for victim in victims { journal.append(.remove, key: table.key(at: victim)) }
+        do {
+            try journal.flush(operation: .writeBatch)
+        } catch {
+            forgetBatch(committedKeys)
+            throw error
+        }
+        for key in committedKeys { changes.record(key: key, kind: .committed) }
+        for key in removals {
+            guard let index = table.index(of: key) else { continue }
+            changes.record(key: key, kind: .removed)
+            forgetEntryDeletingValues(index)
+        }
+        for victim in victims {
+            changes.record(key: table.key(at: victim), kind: .evicted)
+            forgetEntryDeletingValues(victim)
+        }
+        redundantOpCount += victims.count
+        statistics.evictionCount += victims.count
+        noteGarbage()
+        do {
+            try journal.syncIfDurable(operation: .writeBatch, key: nil)
+        } catch {
+            // Not known to be durable: forgotten, as a single commit's entry is.
+            forgetBatch(committedKeys.filter { !removals.contains($0) })
+            throw error
+        }
+        statistics.writeCount += committedKeys.count
+        statistics.removeCount += removals.count
+        return true
+    }
+
+    /// Forgets the entries a failed batch set: the journal broke with it, and its repair
+    /// writes the index without them.
+    private mutating func forgetBatch(_ keys: [String]) {
+        for key in Set(keys) {
+            guard let index = table.index(of: key) else { continue }
+            forgetEntryDeletingValues(index)
+            changes.record(key: key, kind: .removed)
+        }
+    }
+}
