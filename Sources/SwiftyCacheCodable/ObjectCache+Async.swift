@@ -43,6 +43,13 @@ extension ObjectCache {
         try await DiskLRUCache.offload { try self.set(value, forKey: key, expiresAfter: expiresAfter) }
     }
 
+    /// Stores several values as one unit; see `set(contentsOf:expiresAfter:)`.
+    public func set(
+        contentsOf values: some Sequence<(key: Key, value: Value)> & Sendable, expiresAfter: Duration? = nil
+    ) async throws {
+        try await DiskLRUCache.offload { try self.set(contentsOf: values, expiresAfter: expiresAfter) }
+    }
+
     /// Writes every unsaved value to disk; see `save()`.
     public func save() async throws {
         try await DiskLRUCache.offload { try self.save() }

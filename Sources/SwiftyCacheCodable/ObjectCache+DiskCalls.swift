@@ -40,9 +40,14 @@ extension ObjectCache {
     }
 
     func stripe(for engineKey: String) -> WriteStripe {
+        writeStripes[stripeIndex(for: engineKey)]
+    }
+
+    /// The index of the write stripe of `engineKey`.
+    func stripeIndex(for engineKey: String) -> Int {
         var hasher = Hasher()
         hasher.combine(engineKey)
-        return writeStripes[Int(UInt(bitPattern: hasher.finalize()) % UInt(writeStripes.count))]
+        return Int(UInt(bitPattern: hasher.finalize()) % UInt(writeStripes.count))
     }
 }
 

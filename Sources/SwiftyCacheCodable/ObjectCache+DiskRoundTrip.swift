@@ -163,6 +163,20 @@ extension ObjectCache {
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
     @usableFromInline
     func write(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws -> Int {
+        let encoded = try encodeForDisk(value, forKey: key, expires: expires, operation: operation)
+        try stripe(for: encoded.engineKey).lock.withLock { writes in
+            try diskCall(key, operation: operation) { try disk.setData(encoded.slots, forKey: encoded.engineKey) }
+            writes += 1
+        }
+        return encoded.cost
+    }
+
+    /// The engine's key and slots for `value` (envelope and payload in one buffer, then the
+    /// attachments), and the payload's size; nothing is written.
+    @usableFromInline
+    func encodeForDisk(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws
+        -> (engineKey: String, slots: [Data], cost: Int)
+    {
         let keyBytes = try encodeKey(key, operation: operation)
         let isRaw = Value.self == Data.self
         let envelope = Envelope(
@@ -193,11 +207,7 @@ extension ObjectCache {
         }
         let engineKey = keyHasher.engineKey(for: keyBytes)
         rememberName(engineKey, of: key)
-        try stripe(for: engineKey).lock.withLock { writes in
-            try diskCall(key, operation: operation) { try disk.setData(slots, forKey: engineKey) }
-            writes += 1
-        }
-        return buffer.count - payloadStart
+        return (engineKey, slots, buffer.count - payloadStart)
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.

@@ -28,19 +28,15 @@ extension ObjectCache {
         publish(.set, key: key)
     }
 
-    /// Writes every unsaved value to disk.
+    /// Writes every unsaved value to disk, as one batch (``set(contentsOf:expiresAfter:)``): in
+    /// packed storage a crash leaves all of them saved or none, and with `syncsWrites` the
+    /// whole save costs the syncs of one write. Past ``batchLimit`` values, each part of that
+    /// many is one batch.
     ///
-    /// - Throws: The first failure, after trying every value; values that failed stay unsaved.
+    /// - Throws: The first failure; values that failed stay unsaved (a value that cannot be
+    ///   encoded fails alone, and the others are saved).
     public func save() throws {
-        var firstFailure: (any Error)?
-        for pending in memory.unsaved {
-            do {
-                try persist(pending, operation: .save)
-            } catch {
-                firstFailure = firstFailure ?? error
-            }
-        }
-        if let firstFailure { throw firstFailure }
+        try persistAll(memory.unsaved, operation: .save)
     }
 
     /// Stores `value` in memory only, *unsaved* (write-back): `save()` or `save(forKey:)` writes

@@ -1,0 +1,117 @@
+import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Several values written as one unit: `set(contentsOf:)`, and `save()` of the unsaved values.
+extension ObjectCache {
+    /// The most values one engine batch holds; a larger write is split into batches of this
+    /// many, each one unit.
+    public static var batchLimit: Int { 16_384 }
+
+    /// Stores every value of `values` on disk and in memory as one unit (write-through), as
+    /// ``DiskLRUCache/write(_:)`` does: in packed storage a crash leaves all of them or none,
+    /// and with `syncsWrites` they cost the syncs of one ``set(_:forKey:expiresAfter:)``. A
+    /// later value of a key wins.
+    ///
+    /// ```swift
+    /// try notes.set(contentsOf: [note.id: note, folder.id: folderNote])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - values: Keys and values, such as a `Dictionary`.
+    ///   - expiresAfter: How long they live; the default is the cache's ``defaultTimeToLive``.
+    /// - Throws: ``ObjectCacheError`` with ``ObjectCacheError/Code/encodingFailed`` (before
+    ///   anything is written) or ``ObjectCacheError/Code/diskFailure``; the previous values
+    ///   then stay, or, if the journal failed after the write, a key may be gone from disk.
+    /// - Complexity: O(values), and one engine write per ``batchLimit`` values.
+    public func set(
+        contentsOf values: some Sequence<(key: Key, value: Value)>, expiresAfter: Duration? = nil
+    ) throws {
+        let expires = (expiresAfter ?? defaultTimeToLive).map { clock().addingTimeInterval($0.timeInterval) }
+        let values = Array(values)
+        var encoded: [(engineKey: String, slots: [Data], cost: Int)] = []
+        encoded.reserveCapacity(values.count)
+        for (key, value) in values {
+            encoded.append(try encodeForDisk(value, forKey: key, expires: expires, operation: .set))
+        }
+        var start = 0
+        while start < values.count {
+            let end = min(values.count, start + Self.batchLimit)
+            try writeBatch(encoded[start..<end].map { ($0.engineKey, $0.slots) }, operation: .set)
+            for index in start..<end {
+                let (key, value) = values[index]
+                let mayNeedTrim = memory.withLock(for: key) { tier in
+                    tier.statistics.saves += 1
+                    return tier.storeWritten(value, forKey: key, cost: encoded[index].cost, expires: expires)
+                }
+                if mayNeedTrim { trimMemory(after: key) }
+                publish(.set, key: key)
+            }
+            start = end
+        }
+    }
+
+    /// Writes unsaved values as batches and marks them saved, unless a newer write replaced
+    /// one meanwhile. A value that cannot be encoded stays unsaved, the others are written.
+    ///
+    /// - Throws: The first failure.
+    func persistAll(_ pending: [MemoryTier<Key, Value>.PendingSave], operation: ObjectCacheError.Operation) throws {
+        var firstFailure: (any Error)?
+        var start = 0
+        while start < pending.count {
+            let part = pending[start..<min(pending.count, start + Self.batchLimit)]
+            start = part.endIndex
+            var written: [(pending: MemoryTier<Key, Value>.PendingSave, cost: Int)] = []
+            var writes: [(engineKey: String, slots: [Data])] = []
+            for item in part {
+                do {
+                    let encoded = try encodeForDisk(
+                        item.value, forKey: item.key, expires: item.expires, operation: operation)
+                    written.append((item, encoded.cost))
+                    writes.append((encoded.engineKey, encoded.slots))
+                } catch {
+                    firstFailure = firstFailure ?? error
+                }
+            }
+            do {
+                try writeBatch(writes, operation: operation)
+            } catch {
+                firstFailure = firstFailure ?? error
+                continue
+            }
+            for (item, cost) in written {
+                memory.withLock(for: item.key) {
+                    $0.statistics.saves += 1
+                    $0.markSaved(item.key, version: item.version, cost: cost)
+                }
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Writes engine entries as one ``DiskLRUCache/WriteBatch``, holding the write stripes of
+    /// all their keys (taken in one order, so that batches and single writes never wait on each
+    /// other in a cycle).
+    func writeBatch(_ writes: [(engineKey: String, slots: [Data])], operation: ObjectCacheError.Operation) throws {
+        guard !writes.isEmpty else { return }
+        var batch = DiskLRUCache.WriteBatch()
+        for write in writes { batch.setData(write.slots, forKey: write.engineKey) }
+        let stripes = Set(writes.map { stripeIndex(for: $0.engineKey) }).sorted()
+        try holdingStripes(stripes[...]) {
+            try diskCall(nil, operation: operation) { try disk.write(batch) }
+        }
+    }
+
+    /// Runs `body` holding the write stripes `indices`, in ascending order.
+    private func holdingStripes(_ indices: ArraySlice<Int>, _ body: () throws -> Void) throws {
+        guard let first = indices.first else { return try body() }
+        try writeStripes[first].lock.withLock { writes in
+            writes += 1
+            try holdingStripes(indices.dropFirst(), body)
+        }
+    }
+}
