@@ -40,6 +40,43 @@ import Darwin
         return found
     }
 
+    /// Groups of keys that only batches write, each batch the whole group with one sequence.
+    static let groups = 6
+    static let groupSize = 4
+
+    static func groupBatch(_ group: Int, sequence: Int) -> DiskLRUCache.WriteBatch {
+        var batch = DiskLRUCache.WriteBatch()
+        for member in 0..<groupSize {
+            let key = "g\(group)-\(member)"
+            batch.setData(
+                (0..<2).map { CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: 200) },
+                forKey: key)
+        }
+        return batch
+    }
+
+    /// The sequence a group holds (`nil` when none of it is there). With `atomic`, every key of
+    /// the group must hold the same one: a batch never half there.
+    static func groupState(
+        _ group: Int, in cache: DiskLRUCache, atomic: Bool, violations: inout [String]
+    ) -> Int? {
+        var sequences: [Int?] = []
+        for member in 0..<groupSize {
+            let key = "g\(group)-\(member)"
+            guard let values = try? cache.data(forKey: key) else {
+                sequences.append(nil)
+                continue
+            }
+            guard CheckedValue.isConsistentPair(values, key: key), let parsed = CheckedValue.parse(values[0]) else {
+                violations.append("\(key): torn or mixed")
+                return nil
+            }
+            sequences.append(parsed.sequence)
+        }
+        if atomic && Set(sequences).count > 1 { violations.append("group \(group): half a batch: \(sequences)") }
+        return sequences.compactMap { $0 }.max()
+    }
+
     static func openCache(_ url: URL, storage: DiskLRUCache.Storage, syncsWrites: Bool) throws -> DiskLRUCache {
         var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: storage)
         options.packedSegmentSize = 16 << 10
@@ -92,15 +129,34 @@ import Darwin
             var durable: [String: Int] = [:]
             var allowed: [String: Set<Int?>] = [:]
             var acknowledged: [String: Int?] = [:]
+            var groupAcknowledged: [Int: Int] = [:]
+            var groupWritten: [Int: Set<Int>] = [:]
             do {
                 let cache = try Self.openCache(url, storage: storage, syncsWrites: syncsWrites)
                 durable = Self.contents(of: cache, violations: &violations)
+                for group in 0..<Self.groups {
+                    if let state = Self.groupState(
+                        group, in: cache, atomic: storage.inlineLimit != nil, violations: &violations)
+                    {
+                        groupAcknowledged[group] = state
+                        groupWritten[group] = [state]
+                    }
+                }
                 sync()
                 let count =
                     syncsWrites ? Int.random(in: 40...160, using: &random) : Int.random(in: 400...2600, using: &random)
                 // A round changes a third of the keys: the others must come through exactly.
                 let hot = (0..<Self.universe).shuffled(using: &random).prefix(Self.universe / 3)
                 for _ in 0..<count {
+                    if Int.random(in: 0..<10, using: &random) == 0 {
+                        // A batch sets a whole group (packed storage: one unit).
+                        let group = Int.random(in: 0..<Self.groups, using: &random)
+                        sequence += 1
+                        try cache.write(Self.groupBatch(group, sequence: sequence))
+                        groupAcknowledged[group] = sequence
+                        groupWritten[group, default: []].insert(sequence)
+                        continue
+                    }
                     let key = "k\(hot.randomElement(using: &random) ?? 0)"
                     if allowed[key] == nil { allowed[key] = [durable[key]] }
                     if Int.random(in: 0..<10, using: &random) < 8 {
@@ -165,6 +221,19 @@ import Darwin
             }
             if cache.recoveryReport.rebuiltJournal { rebuilt += 1 }
             let found = Self.contents(of: cache, violations: &violations)
+            for group in 0..<Self.groups {
+                // Packed storage: a batch is one unit. File storage: one entry at a time.
+                let state = Self.groupState(
+                    group, in: cache, atomic: storage.inlineLimit != nil, violations: &violations)
+                if syncsWrites, storage.inlineLimit != nil, state != groupAcknowledged[group] {
+                    violations.append(
+                        "round \(round): group \(group) is \(String(describing: state)), returned \(String(describing: groupAcknowledged[group]))"
+                    )
+                }
+                if let state, groupWritten[group]?.contains(state) == false {
+                    violations.append("round \(round): group \(group) is \(state), never written")
+                }
+            }
             for index in 0..<Self.universe {
                 let key = "k\(index)"
                 let value = found[key]
