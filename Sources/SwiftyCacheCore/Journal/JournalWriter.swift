@@ -162,10 +162,15 @@ struct JournalWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// With `syncsWrites`, forces the journal and the directory to stable storage.
-    mutating func syncIfDurable(operation: CacheError.Operation, key: String?) throws(CacheError) {
+    /// With `syncsWrites`, forces the journal and, with `includesDirectory`, the directory to
+    /// stable storage. A commit that created or renamed no name in the directory (a packed
+    /// record: segments are synced into the directory when they are created) needs only the
+    /// journal: the journal's own name was made durable when it was created or swapped in.
+    mutating func syncIfDurable(
+        operation: CacheError.Operation, key: String?, includesDirectory: Bool = true
+    ) throws(CacheError) {
         guard syncsWrites else { return }
-        try sync(operation: operation, key: key)
+        try sync(operation: operation, key: key, includesDirectory: includesDirectory)
     }
 
     /// Forces the journal and the directory to stable storage, whatever `syncsWrites` says:
@@ -175,11 +180,12 @@ struct JournalWriter {
     /// lines it could not write and report the next sync of the same file as a success, so
     /// nothing written since the last good sync is trusted. Every later call that needs the
     /// journal throws until a rebuild (a new file, synced whole) succeeds.
-    mutating func sync(operation: CacheError.Operation, key: String?) throws(CacheError) {
+    mutating func sync(operation: CacheError.Operation, key: String?, includesDirectory: Bool = true) throws(CacheError)
+    {
         if let failure { throw CacheError.journalUnavailable(failure, operation: operation, key: key) }
         do {
             try fileSystem.fsync(fd)
-            try directory.sync()
+            if includesDirectory { try directory.sync() }
         } catch {
             let failure = CacheError.ioFailure(error, operation: operation, path: directory.path, key: key)
             self.failure = failure

@@ -122,7 +122,7 @@ extension CacheState {
         statistics.evictionCount += victims.count
         noteGarbage()
         do {
-            try journal.syncIfDurable(operation: .writeBatch, key: nil)
+            try journal.syncIfDurable(operation: .writeBatch, key: nil, includesDirectory: false)
         } catch {
             // Not known to be durable: forgotten, as a single commit's entry is.
             forgetBatch(committedKeys.filter { !removals.contains($0) })

@@ -125,7 +125,8 @@ extension CacheState {
     /// the `CLEAN` line, evictions in the same journal write, the files the old values no longer
     /// need, and with `syncsWrites` the `fsync`s.
     private mutating func recordCommit(
-        at index: Int, key: String, lengths: SlotLengths, location: ValueLocation, replaced: CommittedValues?
+        at index: Int, key: String, lengths: SlotLengths, location: ValueLocation, replaced: CommittedValues?,
+        renamedFiles: Bool = true
     ) throws(CacheError) {
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
         nextSequenceNumber += 1
@@ -162,7 +163,7 @@ extension CacheState {
         redundantOpCount += victims.count
         statistics.evictionCount += victims.count
         do {
-            try journal.syncIfDurable(operation: .commit, key: key)
+            try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: renamedFiles)
         } catch {
             // Not known to be on stable storage: the caller is told, and the entry is forgotten
             // so that it is not served as if it were. The failed sync broke the journal: the
@@ -222,7 +223,9 @@ extension CacheState {
         let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
         let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
         size = overflow ? Int.max : grown
-        try recordCommit(at: index, key: key, lengths: lengths, location: location, replaced: replaced)
+        // Nothing was renamed: the record went to a segment whose name is already durable.
+        try recordCommit(
+            at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false)
         return true
     }
 

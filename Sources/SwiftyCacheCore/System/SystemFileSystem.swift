@@ -323,12 +323,18 @@ private let systemWrite: @Sendable (Int32, UnsafeRawPointer?, Int) -> Int = { wr
 /// Forces a file or directory to stable storage. On Apple platforms `fsync(2)` only hands the
 /// bytes to the drive, which may keep them in its volatile cache; `F_FULLFSYNC` asks the drive to
 /// write its cache out too (what SQLite's `fullfsync` pragma does). A file system that refuses it
-/// (some network and FAT volumes, some directories) gets `fsync`, as SQLite falls back.
+/// (some network and FAT volumes, some directories) gets `fsync`, as SQLite falls back. On Linux
+/// `fdatasync(2)`, as SQLite uses there: it writes the data and what reading it back needs (a
+/// grown file's size), and skips the times, which the cache never reads.
 private let systemFsync: @Sendable (Int32) -> Int32 = { fd in
     #if canImport(Darwin)
     if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-    #endif
     return fsync(fd)
+    #elseif os(Linux)
+    return fdatasync(fd)
+    #else
+    return fsync(fd)
+    #endif
 }
 private let systemRename: @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32 = { rename($0, $1) }
 private let systemUnlink: @Sendable (UnsafePointer<CChar>) -> Int32 = { unlink($0) }
