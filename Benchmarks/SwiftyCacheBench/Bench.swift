@@ -188,7 +188,16 @@ enum SwiftyCacheBench {
             add(
                 try DurabilityWorkload(count: max(options.count / 20, 20), rounds: options.rounds, scratch: scratch)
                     .run())
+            if SQLiteStore.isAvailable {
+                settle()
+                let (figures, ratios) = try DurabilityWorkloads(
+                    count: options.count, rounds: options.rounds, scratch: scratch
+                ).run()
+                add(figures)
+                addDerived(ratios, format: "%.2f")
+            }
         }
+        if options.workloads.contains("save-profile") { try SaveProfileWorkload(scratch: scratch).run() }
         if options.workloads.contains("object") {
             settle()
             add(try await ObjectCacheWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())

@@ -91,9 +91,10 @@ final class SQLiteStore {
     private var delete: OpaquePointer?
     let path: String
 
-    /// Opens (creating) a database at `path` with the table, WAL and `synchronous=NORMAL`;
-    /// `nil` when SQLite is not available or the database cannot be opened.
-    init?(path: String, slots: Int) {
+    /// Opens (creating) a database at `path` with the table, WAL and `synchronous=NORMAL` (or
+    /// `FULL` with `durable`, SQLite's setting for commits that survive a power cut); `nil`
+    /// when SQLite is not available or the database cannot be opened.
+    init?(path: String, slots: Int, durable: Bool = false) {
         guard let sqlite = Self.library else { return nil }
         self.sqlite = sqlite
         self.path = path
@@ -101,7 +102,7 @@ final class SQLiteStore {
         let columns = (0..<slots).map { "v\($0) BLOB" }.joined(separator: ", ")
         let placeholders = (0...slots).map { _ in "?" }.joined(separator: ", ")
         let setup = """
-            PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+            PRAGMA journal_mode=WAL; PRAGMA synchronous=\(durable ? "FULL" : "NORMAL");
             CREATE TABLE IF NOT EXISTS kv(key TEXT PRIMARY KEY, \(columns));
             """
         guard sqlite.exec(database, setup, nil, nil, nil) == 0,
@@ -159,6 +160,13 @@ final class SQLiteStore {
         _ = sqlite.bindText(delete, 1, key, -1, Self.transient)
         _ = sqlite.step(delete)
         _ = sqlite.reset(delete)
+    }
+
+    /// Runs `body` in one transaction (`BEGIN` … `COMMIT`).
+    func transaction(_ body: () throws -> Void) rethrows {
+        _ = sqlite.exec(database, "BEGIN", nil, nil, nil)
+        try body()
+        _ = sqlite.exec(database, "COMMIT", nil, nil, nil)
     }
 
     /// Folds the WAL into the database, so that its size counts as the database's.

@@ -53,6 +53,12 @@
 /// line, in binary (``JournalBlock``: about 43 bytes an entry with a 64-digit hexadecimal key,
 /// where its `CLEAN` line takes about 107); they replay as those `CLEAN` lines would.
 ///
+/// A batch (``DiskLRUCache/write(_:)``) is one `BATCH` line: its members' `CLEAN` and `REMOVE`
+/// lines, each with its check, after tabs, then the check of the whole line. It replays all
+/// or nothing. A journal that may hold one starts with ``packedBatchMagic`` instead, which
+/// releases before batches refuse. Packed storage writes no `READ` line (a read writes
+/// nothing); journals of earlier releases have them, and they replay as uses.
+///
 /// The fifth header line is the directory's inline limit: a slot longer than it is a file. Each
 /// body line but `READ` ends with its check (``JournalLineCheck``: ` ~`, the key's tag and the line's
 /// checksum), so that a damaged line costs the entry it names, not the cache; journals written

@@ -1,0 +1,188 @@
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The write path against SQLite in the same rounds, with the typed notes of the typed-path
+/// rows (`SmallNote`, about 320 bytes of JSON) in a packed `ObjectCache`: durable single sets
+/// against autocommit inserts (WAL, `synchronous=FULL`), a durable `save()` of 500 values
+/// against one transaction of 500 inserts, the same without syncs (`synchronous=NORMAL`), four
+/// threads of durable sets against one; and the bytes a get writes.
+struct DurabilityWorkloads {
+    let count: Int
+    let rounds: Int
+    let scratch: Scratch
+
+    static let batch = 500
+
+    func cache(durable: Bool) throws -> ObjectCache<String, SmallNote> {
+        // A memory tier that holds a batch's 500 write-back values until `save()`.
+        var configuration = ObjectCacheConfiguration(maxDiskSize: Int.max, memoryLimit: 2 * Self.batch)
+        configuration.syncsWrites = durable
+        return try ObjectCache(directory: scratch.fresh(durable ? "durable" : "buffered"), configuration: configuration)
+    }
+
+    func database(durable: Bool) throws -> SQLiteStore? {
+        let path = scratch.fresh("sqlite-durability").path(percentEncoded: false)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return SQLiteStore(path: path + "/kv.sqlite", slots: 1, durable: durable)
+    }
+
+    func run() throws -> (rows: [(engine: Figure, floor: Figure?)], derived: [(String, Double)]) {
+        let notes = (0..<max(count, Self.batch)).map(SmallNote.make)
+        let encoder = JSONEncoder()
+        var rows: [(engine: Figure, floor: Figure?)] = []
+        var derived: [(String, Double)] = []
+        var runs: [String: [Run]] = [:]
+        let singles = max(count / 50, 40)
+        let batches = 6
+        for round in -1..<rounds {
+            // Durable single sets, alternating with autocommit inserts.
+            let durableCache = try cache(durable: true)
+            guard let durableDatabase = try database(durable: true) else { return ([], []) }
+            let (single, singleSQLite) = try alternating(
+                singles, chunk: 20,
+                first: { try durableCache.set(notes[$0], forKey: "note-\($0)") },
+                second: { durableDatabase.set("note-\($0)", [try encoder.encode(notes[$0])]) })
+            // Durable batches: 500 write-back values and one save(), against one transaction.
+            let (saved, savedSQLite) = try alternating(
+                batches, chunk: 1,
+                first: { round in
+                    for i in 0..<Self.batch { durableCache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
+                    try durableCache.save()
+                },
+                second: { round in
+                    try durableDatabase.transaction {
+                        for i in 0..<Self.batch {
+                            durableDatabase.set("batch-\(round)-\(i)", [try encoder.encode(notes[i])])
+                        }
+                    }
+                })
+            try durableCache.close()
+            // The same batches without syncs.
+            let bufferedCache = try cache(durable: false)
+            guard let bufferedDatabase = try database(durable: false) else { return ([], []) }
+            let (buffered, bufferedSQLite) = try alternating(
+                batches * 4, chunk: 1,
+                first: { round in
+                    for i in 0..<Self.batch { bufferedCache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
+                    try bufferedCache.save()
+                },
+                second: { round in
+                    try bufferedDatabase.transaction {
+                        for i in 0..<Self.batch {
+                            bufferedDatabase.set("batch-\(round)-\(i)", [try encoder.encode(notes[i])])
+                        }
+                    }
+                })
+            try bufferedCache.close()
+            // Durable sets from four threads against one thread, on one cache each.
+            let oneThread = try cache(durable: true)
+            let oneSeconds = onThreads(1) { _ in
+                for i in 0..<singles { try? oneThread.set(notes[i], forKey: "one-\(i)") }
+            }
+            try oneThread.close()
+            let fourThreads = try cache(durable: true)
+            let fourSeconds = onThreads(4) { thread in
+                for i in 0..<singles { try? fourThreads.set(notes[i], forKey: "four-\(thread)-\(i)") }
+            }
+            try fourThreads.close()
+            guard round >= 0 else { continue }
+            for (name, run) in [
+                ("single", single), ("single sqlite", singleSQLite), ("save", saved), ("save sqlite", savedSQLite),
+                ("buffered", buffered), ("buffered sqlite", bufferedSQLite),
+            ] {
+                runs[name, default: []].append(run)
+            }
+            runs["one thread", default: []].append(Run(operations: singles, seconds: oneSeconds, latencies: []))
+            runs["four threads", default: []].append(Run(operations: 4 * singles, seconds: fourSeconds, latencies: []))
+        }
+        let pairs = [
+            ("single", "ObjectCache durable set note", "sqlite FULL autocommit insert note"),
+            ("save", "ObjectCache durable save() of 500 notes", "sqlite FULL transaction of 500 inserts"),
+            ("buffered", "ObjectCache save() of 500 notes", "sqlite NORMAL transaction of 500 inserts"),
+        ]
+        for (key, name, baseline) in pairs {
+            let pair = summarizePair(name, runs[key] ?? [], baseline: baseline, runs["\(key) sqlite"] ?? [])
+            rows.append(pair)
+            derived.append(("\(name): × sqlite (speed)", pair.1.medianSeconds / max(pair.0.medianSeconds, 1e-12)))
+        }
+        let one = summarize("ObjectCache durable sets, 1 thread", runs["one thread"] ?? [])
+        let four = summarize("ObjectCache durable sets, 4 threads", runs["four threads"] ?? [])
+        rows.append((four, one))
+        derived.append(("durable sets: 4 threads' throughput × 1 thread's", four.opsPerSecond / max(one.opsPerSecond, 1e-12)))
+        derived += try bytesWrittenPerGet()
+        return (rows, derived)
+    }
+
+    /// Random gets over a packed cache, measured by `/proc/self/io`: bytes handed to `write(2)`
+    /// (`wchar`) and bytes sent towards storage (`write_bytes`), per get. Linux only.
+    func bytesWrittenPerGet() throws -> [(String, Double)] {
+        guard let before = Self.processIO() else { return [] }
+        let entries = max(count * 2, 1_000)
+        let gets = entries * 10
+        let directory = scratch.fresh("gets")
+        let cache = try DiskLRUCache(
+            directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: .init(storage: .packed))
+        let value = [Data(repeating: 1, count: 40), Data(repeating: 2, count: 280)]
+        for i in 0..<entries { try cache.setData(value, forKey: "get-\(i)") }
+        try cache.flush()
+        settle()
+        var generator = SeededGenerator(seed: 17)
+        guard let start = Self.processIO() else { return [] }
+        for _ in 0..<gets { keep(try cache.data(forKey: "get-\(Int(generator.next() % UInt64(entries)))")) }
+        cache.waitForBackgroundWork()
+        guard let end = Self.processIO() else { return [] }
+        try cache.close()
+        _ = before
+        return [
+            ("bytes passed to write(2) per get (\(gets) random gets, \(entries) packed entries)",
+             Double(end.wchar - start.wchar) / Double(gets)),
+            ("bytes written to storage per get (\(gets) random gets, \(entries) packed entries)",
+             Double(end.writeBytes - start.writeBytes) / Double(gets)),
+        ]
+    }
+
+    /// `wchar` and `write_bytes` of `/proc/self/io`; `nil` where there is none.
+    static func processIO() -> (wchar: Int, writeBytes: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        var values: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1].trimmingCharacters(in: .whitespaces)) }
+        }
+        guard let wchar = values["wchar"], let writeBytes = values["write_bytes"] else { return nil }
+        return (wchar, writeBytes)
+    }
+}
+
+/// `--workload save-profile`: many rounds of 500 write-back values and one `save()` without
+/// syncs, for a profiler; prints the median time of the two parts.
+struct SaveProfileWorkload {
+    let scratch: Scratch
+
+    func run() throws {
+        let notes = (0..<DurabilityWorkloads.batch).map(SmallNote.make)
+        let cache = try DurabilityWorkloads(count: 0, rounds: 0, scratch: scratch).cache(durable: false)
+        var fills: [Double] = []
+        var saves: [Double] = []
+        for round in 0..<200 {
+            let start = nanoseconds()
+            for i in 0..<DurabilityWorkloads.batch { cache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
+            let middle = nanoseconds()
+            try cache.save()
+            let end = nanoseconds()
+            fills.append(Double(middle - start) / 1e6)
+            saves.append(Double(end - middle) / 1e6)
+        }
+        try cache.close()
+        fills.sort()
+        saves.sort()
+        print(String(format: "500 setUnsaved: %.2f ms, save(): %.2f ms (medians of 200)", fills[100], saves[100]))
+    }
+}
