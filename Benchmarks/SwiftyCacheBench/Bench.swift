@@ -28,6 +28,10 @@ struct Options {
           --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
           --workload scale  one packed cache grown to each --scaling size (default 10k, 100k, 1M),
                          each in a process of its own: memory, rates, reopen, bytes per entry
+          --workload durability  durable and batched writes of typed notes against SQLite (FULL
+                         and NORMAL) in the same rounds, four writer threads against one, and
+                         the bytes a get writes (/proc/self/io)
+          --workload save-profile  200 rounds of 500 write-back notes and save(), for a profiler
           --charts       draws SVG charts (against SQLite, latency; scale with --scale-report)
                          from the JSON of earlier runs into --chart-dir (default docs/charts)
         """
