@@ -50,36 +50,13 @@ struct DurabilityWorkloads {
                 first: { try durableCache.set(notes[$0], forKey: "note-\($0)") },
                 second: { durableDatabase.set("note-\($0)", [try encoder.encode(notes[$0])]) })
             // Durable batches: 500 write-back values and one save(), against one transaction.
-            let (saved, savedSQLite) = try alternating(
-                batches, chunk: 1,
-                first: { round in
-                    for i in 0..<Self.batch { durableCache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
-                    try durableCache.save()
-                },
-                second: { round in
-                    try durableDatabase.transaction {
-                        for i in 0..<Self.batch {
-                            durableDatabase.set("batch-\(round)-\(i)", [try encoder.encode(notes[i])])
-                        }
-                    }
-                })
+            let (saved, savedSQLite) = try batchRounds(batches, cache: durableCache, database: durableDatabase, notes)
             try durableCache.close()
             // The same batches without syncs.
             let bufferedCache = try cache(durable: false)
             guard let bufferedDatabase = try database(durable: false) else { return ([], []) }
-            let (buffered, bufferedSQLite) = try alternating(
-                batches * 4, chunk: 1,
-                first: { round in
-                    for i in 0..<Self.batch { bufferedCache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
-                    try bufferedCache.save()
-                },
-                second: { round in
-                    try bufferedDatabase.transaction {
-                        for i in 0..<Self.batch {
-                            bufferedDatabase.set("batch-\(round)-\(i)", [try encoder.encode(notes[i])])
-                        }
-                    }
-                })
+            let (buffered, bufferedSQLite) = try batchRounds(
+                batches * 4, cache: bufferedCache, database: bufferedDatabase, notes)
             try bufferedCache.close()
             // Durable sets from four threads against one thread, on one cache each.
             let oneThread = try cache(durable: true)
@@ -115,9 +92,29 @@ struct DurabilityWorkloads {
         let one = summarize("ObjectCache durable sets, 1 thread", runs["one thread"] ?? [])
         let four = summarize("ObjectCache durable sets, 4 threads", runs["four threads"] ?? [])
         rows.append((four, one))
-        derived.append(("durable sets: 4 threads' throughput × 1 thread's", four.opsPerSecond / max(one.opsPerSecond, 1e-12)))
+        derived.append(
+            ("durable sets: 4 threads' throughput × 1 thread's", four.opsPerSecond / max(one.opsPerSecond, 1e-12)))
         derived += try bytesWrittenPerGet()
         return (rows, derived)
+    }
+
+    /// `count` rounds of 500 write-back values and one `save()`, alternating with a transaction
+    /// of 500 inserts of the same notes encoded by `JSONEncoder`.
+    func batchRounds(
+        _ count: Int, cache: ObjectCache<String, SmallNote>, database: SQLiteStore, _ notes: [SmallNote]
+    ) throws -> (Run, Run) {
+        let encoder = JSONEncoder()
+        return try alternating(
+            count, chunk: 1,
+            first: { round in
+                for i in 0..<Self.batch { cache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
+                try cache.save()
+            },
+            second: { round in
+                try database.transaction {
+                    for i in 0..<Self.batch { database.set("batch-\(round)-\(i)", [try encoder.encode(notes[i])]) }
+                }
+            })
     }
 
     /// Random gets over a packed cache, measured by `/proc/self/io`: bytes handed to `write(2)`
@@ -141,10 +138,14 @@ struct DurabilityWorkloads {
         try cache.close()
         _ = before
         return [
-            ("bytes passed to write(2) per get (\(gets) random gets, \(entries) packed entries)",
-             Double(end.wchar - start.wchar) / Double(gets)),
-            ("bytes written to storage per get (\(gets) random gets, \(entries) packed entries)",
-             Double(end.writeBytes - start.writeBytes) / Double(gets)),
+            (
+                "bytes passed to write(2) per get (\(gets) random gets, \(entries) packed entries)",
+                Double(end.wchar - start.wchar) / Double(gets)
+            ),
+            (
+                "bytes written to storage per get (\(gets) random gets, \(entries) packed entries)",
+                Double(end.writeBytes - start.writeBytes) / Double(gets)
+            ),
         ]
     }
 

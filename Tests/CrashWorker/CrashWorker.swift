@@ -85,11 +85,12 @@ enum CrashWorker {
                     }
                     record("C")
                 case 60..<68:
-                    // Three keys in one batch; values small enough to be inline, so that a packed
-                    // batch is one unit.
-                    var keys = [key]
+                    // Three keys in one batch, of their own pool: their values are always small
+                    // enough to be inline, so that a packed batch is one unit (a key whose values
+                    // are files is written one entry at a time, as documented).
+                    var keys: [String] = []
                     while keys.count < 3 {
-                        let other = "k\(generator.next() % 30)"
+                        let other = "b\(generator.next() % 12)"
                         if !keys.contains(other) { keys.append(other) }
                     }
                     var batch = DiskLRUCache.WriteBatch()

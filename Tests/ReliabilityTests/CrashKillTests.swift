@@ -78,6 +78,7 @@ extension Slow {
             }
             var generator = SystemRandomNumberGenerator()
             var survived = 0
+            var packedBatchesInFlight = 0
             var outcomes = (committed: 0, dropped: 0, neverJournaled: 0, betweenOperations: 0, underEviction: 0)
             for round in 0..<Self.kills {
                 let mode = modes[round % modes.count]
@@ -122,6 +123,7 @@ extension Slow {
                 inFlight?.apply(to: &afterInFlight)
                 // A packed batch is one unit: its keys all hold the batch, or none does.
                 if let inFlight, inFlight.verb == "BATCH", mode.storage == "packed", mode.maxSize == Int.max {
+                    packedBatchesInFlight += 1
                     let written = inFlight.keys.filter { state[$0]?.map(\.sequence) == afterInFlight[$0] }
                     #expect(
                         written.isEmpty || written.count == inFlight.keys.count,
@@ -191,7 +193,8 @@ extension Slow {
                 "crash-kill: \(survived) kills survived, \(outcomes.underEviction) of them under eviction; without eviction, "
                     + "the operation in flight at the kill had committed \(outcomes.committed) times, was dropped by recovery "
                     + "\(outcomes.dropped), had not reached the journal \(outcomes.neverJournaled); between operations "
-                    + "\(outcomes.betweenOperations)")
+                    + "\(outcomes.betweenOperations); kills inside a packed batch (each found whole or absent) "
+                    + "\(packedBatchesInFlight)")
         }
     }
 }

@@ -15,7 +15,9 @@ import Testing
     /// Foundation's coders, which this release reads with its own. acbc5fb, the release before
     /// this one (its index was a dictionary of `String`s, this one's a key arena), wrote
     /// xxHash names with their `objectcache-keys` record and JSON by the built-in coder.
-    static let releases = ["b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06", "d1fdf6b", "aedfbf8", "77faef8"]
+    static let releases = [
+        "b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06", "d1fdf6b", "aedfbf8", "77faef8",
+    ]
 
     static func fixtures(_ release: String) -> URL {
         URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
