@@ -13,8 +13,8 @@ extension ObjectCache {
     public static var batchLimit: Int { 16_384 }
 
     /// Stores every value of `values` on disk and in memory as one unit (write-through), as
-    /// ``DiskLRUCache/write(_:)`` does: in packed storage a crash leaves all of them or none,
-    /// and with `syncsWrites` they cost the syncs of one ``set(_:forKey:expiresAfter:)``. A
+    /// `write(_:)` does: in packed storage a crash leaves all of them or none,
+    /// and with `syncsWrites` they cost the syncs of one `set(_:forKey:expiresAfter:)`. A
     /// later value of a key wins.
     ///
     /// ```swift

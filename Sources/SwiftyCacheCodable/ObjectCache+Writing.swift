@@ -28,7 +28,7 @@ extension ObjectCache {
         publish(.set, key: key)
     }
 
-    /// Writes every unsaved value to disk, as one batch (``set(contentsOf:expiresAfter:)``): in
+    /// Writes every unsaved value to disk, as one batch (`set(contentsOf:expiresAfter:)`): in
     /// packed storage a crash leaves all of them saved or none, and with `syncsWrites` the
     /// whole save costs the syncs of one write. Past ``batchLimit`` values, each part of that
     /// many is one batch.

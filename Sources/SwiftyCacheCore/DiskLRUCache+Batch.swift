@@ -22,7 +22,7 @@ extension DiskLRUCache {
     ///   change, before anything is written; ``CacheError/Code/invalidConfiguration`` for a
     ///   batch too large for one journal line (32 MiB, several hundred thousand entries);
     ///   ``CacheError/Code/editInProgress`` when an editor holds one of the keys; the errors of
-    ///   ``setData(_:forKey:)``.
+    ///   `setData(_:forKey:)`.
     /// - Complexity: O(changes), one `write` of the records and one of the journal.
     public func write(_ batch: WriteBatch) throws {
         var keyBytes = 0

@@ -5,7 +5,7 @@ public import Foundation
 #endif
 
 extension DiskLRUCache {
-    /// Sets and removals that ``DiskLRUCache/write(_:)`` commits together.
+    /// Sets and removals that `write(_:)` commits together.
     ///
     /// ```swift
     /// var batch = DiskLRUCache.WriteBatch()
@@ -29,12 +29,12 @@ extension DiskLRUCache {
         /// An empty batch.
         public init() {}
 
-        /// Sets every slot of the entry for `key`, as ``DiskLRUCache/setData(_:forKey:)`` does.
+        /// Sets every slot of the entry for `key`, as `setData(_:forKey:)` does.
         public mutating func setData(_ values: [Data], forKey key: String) {
             changes.append((key, .set(values)))
         }
 
-        /// Removes the entry for `key`, if there is one, as ``DiskLRUCache/removeValue(forKey:)``
+        /// Removes the entry for `key`, if there is one, as `removeValue(forKey:)`
         /// does.
         public mutating func removeValue(forKey key: String) {
             changes.append((key, .remove))

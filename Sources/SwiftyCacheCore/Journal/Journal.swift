@@ -53,7 +53,7 @@
 /// line, in binary (``JournalBlock``: about 43 bytes an entry with a 64-digit hexadecimal key,
 /// where its `CLEAN` line takes about 107); they replay as those `CLEAN` lines would.
 ///
-/// A batch (``DiskLRUCache/write(_:)``) is one `BATCH` line: its members' `CLEAN` and `REMOVE`
+/// A batch (`DiskLRUCache.write(_:)`) is one `BATCH` line: its members' `CLEAN` and `REMOVE`
 /// lines, each with its check, after tabs, then the check of the whole line. It replays all
 /// or nothing. A journal that may hold one starts with ``packedBatchMagic`` instead, which
 /// releases before batches refuse. Packed storage writes no `READ` line (a read writes

@@ -35,7 +35,7 @@ extension CacheError {
         public static let setMaxSize = Operation(name: "setMaxSize")
         public static let refresh = Operation(name: "refresh")
         public static let compact = Operation(name: "compact")
-        /// ``DiskLRUCache/write(_:)``: a batch of sets and removals.
+        /// `DiskLRUCache.write(_:)`: a batch of sets and removals.
         public static let writeBatch = Operation(name: "writeBatch")
 
         // The calls of a snapshot and an editor.
