@@ -125,6 +125,10 @@ enum SwiftyCacheBench {
                 try ScaleWorkload.child(count: count, directory: URL(filePath: arguments[3]))
                 exit(0)
             }
+            if arguments.count == 3, arguments[1] == ScaleWorkload.openChildFlag {
+                try ScaleWorkload.openChild(directory: URL(filePath: arguments[2]))
+                exit(0)
+            }
             let options = try Options(Array(CommandLine.arguments.dropFirst()))
             if let report = options.chartsReport {
                 for file in try Charts.write(report: report, scale: options.chartsScale, to: options.chartDirectory) {

@@ -20,6 +20,31 @@ struct ScaleWorkload {
 
     /// What a child measured, one line of `key=value` fields.
     static let childFlag = "--scale-child"
+    /// A fresh process that opens a cache, prints how long the open took, and closes it.
+    static let openChildFlag = "--open-child"
+
+    /// The child of ``openChildFlag``: one timed open of the packed cache in `directory`, in a
+    /// process that has done nothing else, as an app's launch meets it.
+    static func openChild(directory: URL) throws {
+        let run = try timedReopen(directory, options: DiskLRUCache.Options(storage: .packed))
+        print(String(run.seconds * 1000))
+    }
+
+    /// Opens `directory` in a fresh process (``openChild(directory:)``): the milliseconds it took.
+    static func openInFreshProcess(_ directory: URL) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(filePath: CommandLine.arguments[0])
+        process.arguments = [openChildFlag, directory.path(percentEncoded: false)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let milliseconds = Double(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw UsageError("the open child failed: \(output)") }
+        return milliseconds
+    }
 
     func run() throws -> [(String, Double)] {
         var derived: [(String, Double)] = []
@@ -96,9 +121,15 @@ struct ScaleWorkload {
             ScaleFloor.randomSegmentReads(in: directory, count: count, recordBytes: 352)
         }
         let floorReads = floorRuns.sorted { $0.seconds < $1.seconds }.dropFirst(floorRuns.count / 2).first
+        // A clean close of the journal as the sets and gets left it (no `compact()`: users do
+        // not call it before they quit), timed, then an open in a fresh process.
+        let closing = try timed(1, perOperation: false) { _ in try cache.close() }
+        cache = try DiskLRUCache.closedPlaceholder(in: directory)
+        let freshOpenAfterClose = try openInFreshProcess(directory)
         // A kill now: the journal as the sets and gets left it (flushed to the OS), replayed.
         // Every timed reopen runs with no other index in the process (the one before dropped,
         // its memory handed back), as in a process that starts and opens the cache.
+        cache = try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
         try cache.flush()
         cache.simulateCrash()
         cache = try DiskLRUCache.closedPlaceholder(in: directory)
@@ -133,6 +164,8 @@ struct ScaleWorkload {
             ("sets per second, last tenth", Double(count - lastTenth) / max(lastTenthSeconds, 1e-9)),
             ("random gets per second", Double(count) / gets.seconds),
             ("floor: random segment reads per second", floorReads.map { Double(count) / $0.seconds } ?? 0),
+            ("close of the journal the sets left, ms", closing.seconds * 1000),
+            ("open after that close in a fresh process, ms", freshOpenAfterClose),
             ("reopen after close, ms", afterClose.seconds * 1000),
             ("reopen after a crash, ms", afterCrash.seconds * 1000),
             ("reopen after a kill mid-workload, ms", afterKill.run.seconds * 1000),

@@ -32,11 +32,32 @@ struct EntryTable {
     /// The least and most recently used records.
     var eldestRecord = EntryRecord.none
     var newestRecord = EntryRecord.none
-    let seed = UInt64.random(in: 0...UInt64.max)
+    /// The seed of the keys' hashes, drawn per table (or kept from a saved index's image).
+    let seed: UInt64
     /// All entries, committed or being created.
     private(set) var count = 0
     /// How many entries have been committed (editors of new entries are not counted).
     private(set) var readableCount = 0
+
+    init(seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
+        self.seed = seed
+    }
+
+    /// A table of `records` committed entries, eldest first and linked so (see
+    /// ``SavedIndex/readImage(_:appVersion:valueCount:storesLocations:)``, which checks every
+    /// part), their keys' hashes seeded with `seed`.
+    init(loadedRecords records: [EntryRecord], arena: KeyArena, buckets: RecordBuckets, seed: UInt64) {
+        self.seed = seed
+        self.records = records
+        self.arena = arena
+        self.buckets = buckets
+        count = records.count
+        readableCount = records.count
+        if !records.isEmpty {
+            eldestRecord = 0
+            newestRecord = Self.link(records.count &- 1)
+        }
+    }
 
     /// The least recently used entry, `-1` when empty.
     var eldest: Int { Self.index(eldestRecord) }
@@ -67,6 +88,9 @@ struct EntryTable {
         let inline = InlineKey(key)
         return buckets.find(tag: tag) { record in keyMatches(record, key, inline) }
     }
+
+    /// Whether the record at `record` has the key `key`.
+    func hasKey(_ key: UnsafeBufferPointer<UInt8>, at record: Int) -> Bool { keyMatches(record, key, InlineKey(key)) }
 
     /// Whether the record's key is `key` (whose ``InlineKey`` form is `inline`). A key with an
     /// inline form is held inline, so the arena is read only for keys that have none.

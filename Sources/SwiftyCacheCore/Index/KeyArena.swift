@@ -22,6 +22,11 @@ struct KeyArena {
     /// A reserved arena's capacity, faulted in just ahead of the keys appended.
     private var faultAhead = FaultAhead()
 
+    init() {}
+
+    /// An arena of `bytes` laid out as ``append(_:)`` lays keys out, none of them garbage.
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
     /// Keys may not be longer than this (the journal's allowance, 64 KiB, fits).
     static let maximumKeyLength = (1 << 21) - 1
 

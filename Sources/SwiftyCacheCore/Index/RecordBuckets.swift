@@ -16,6 +16,35 @@ struct RecordBuckets {
     private var shift: UInt64 = 64
     private(set) var count = 0
 
+    init() {}
+
+    /// Buckets laid out by another table of this layout (a saved index's image), holding `count`
+    /// records. Requires a power-of-two bucket count of at least 8, and at most three quarters
+    /// of them used; ``adoptionViolation(tagOf:sameKey:maximumSteps:)`` checks the rest.
+    init?(adopting buckets: [UInt64], count: Int) {
+        guard buckets.count >= 8, buckets.count.nonzeroBitCount == 1, count >= 0, count &* 4 <= buckets.count &* 3
+        else { return nil }
+        self.buckets = buckets
+        self.count = count
+        shift = 64 &- UInt64(buckets.count.trailingZeroBitCount)
+    }
+
+    /// The number of buckets a table of `count` records has after ``reserveCapacity(_:)``.
+    static func bucketCount(for count: Int) -> Int {
+        var bucketCount = 8
+        while count &* 4 > bucketCount &* 3 { bucketCount &*= 2 }
+        return bucketCount
+    }
+
+    /// Places `record` with `tag` in `buckets`, a table of this layout being built (a power of two
+    /// in size, with room left), by the probe a lookup follows.
+    static func place(record: Int, tag: UInt32, in buckets: inout [UInt64]) {
+        let mask = buckets.count &- 1
+        var slot = home(of: tag, shift: 64 &- UInt64(buckets.count.trailingZeroBitCount))
+        while buckets[slot] != 0 { slot = (slot &+ 1) & mask }
+        buckets[slot] = bucket(record: record, tag: tag)
+    }
+
     /// Where a probe ended: the record that matched, or the empty bucket where a new one goes.
     enum Probe {
         case found(record: Int)
@@ -27,7 +56,10 @@ struct RecordBuckets {
     static func tag(of hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) }
 
     @inline(__always)
-    private func home(of tag: UInt32) -> Int {
+    private func home(of tag: UInt32) -> Int { Self.home(of: tag, shift: shift) }
+
+    @inline(__always)
+    private static func home(of tag: UInt32, shift: UInt64) -> Int {
         Int(truncatingIfNeeded: (UInt64(tag) &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
@@ -96,7 +128,7 @@ struct RecordBuckets {
     }
 
     @inline(__always)
-    private static func bucket(record: Int, tag: UInt32) -> UInt64 {
+    static func bucket(record: Int, tag: UInt32) -> UInt64 {
         UInt64(tag) << 32 | UInt64(truncatingIfNeeded: record &+ 1) & 0xFFFF_FFFF
     }
 
@@ -166,6 +198,48 @@ struct RecordBuckets {
 
     mutating func removeAll() {
         self = RecordBuckets()
+    }
+
+    /// What is wrong with adopted buckets (``init(adopting:count:)``), `nil` when nothing is:
+    /// every bucket names a record below `count` once, with the tag `tagOf` gives it, reached
+    /// from its home without an empty bucket on the way, and no two records reached there have
+    /// the same key (`sameKey`). Stops after `maximumSteps` probe steps in all: a forged table
+    /// whose clusters would make lookups crawl is refused rather than walked.
+    ///
+    /// - Complexity: O(buckets + steps); `count` bits of memory.
+    func adoptionViolation(
+        tagOf: (Int) -> UInt32, sameKey: (Int, Int) -> Bool, maximumSteps: Int
+    ) -> String? {
+        var seen = [UInt64](repeating: 0, count: (count &+ 63) / 64)
+        var recorded = 0
+        var steps = 0
+        let mask = self.mask
+        for (bucket, stored) in buckets.enumerated() where stored != 0 {
+            let record = Int(truncatingIfNeeded: stored & 0xFFFF_FFFF) &- 1
+            guard record >= 0, record < count else { return "bucket \(bucket) names no record" }
+            let word = record >> 6
+            let bit: UInt64 = 1 << UInt64(record & 63)
+            guard seen[word] & bit == 0 else { return "record \(record) is in two buckets" }
+            seen[word] |= bit
+            recorded &+= 1
+            let tag = UInt32(truncatingIfNeeded: stored >> 32)
+            guard tagOf(record) == tag else { return "bucket \(bucket) holds record \(record) with a wrong tag" }
+            var probe = home(of: tag)
+            while probe != bucket {
+                let other = buckets[probe]
+                if other == 0 { return "record \(record) sits past an empty bucket of its probe" }
+                if UInt32(truncatingIfNeeded: other >> 32) == tag,
+                    sameKey(record, Int(truncatingIfNeeded: other & 0xFFFF_FFFF) &- 1)
+                {
+                    return "record \(record) has the key of another"
+                }
+                steps &+= 1
+                if steps > maximumSteps { return "the probes are longer than a table of this size makes" }
+                probe = (probe &+ 1) & mask
+            }
+        }
+        guard recorded == count else { return "the buckets name \(recorded) records of \(count)" }
+        return nil
     }
 
     /// Whether every recorded record is reached from its home, has the tag `tagOf` gives and

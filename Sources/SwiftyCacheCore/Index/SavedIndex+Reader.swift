@@ -34,6 +34,46 @@ extension SavedIndex {
         /// Whether every byte of the body was parsed.
         var isAtEnd: Bool { position == filled && fileOffset == bodyCount }
 
+        /// The bytes of the body parsed so far.
+        var consumed: Int { fileOffset &- (filled &- position) }
+
+        /// Fills `destination` with the next bytes of the body (those in the buffer first, then
+        /// straight from the file, hashed on the way); `false` when the body ends first or the
+        /// file could not be read.
+        mutating func read(into destination: UnsafeMutableRawBufferPointer) -> Bool {
+            let buffered = min(filled &- position, destination.count)
+            if buffered > 0, let target = destination.baseAddress, let base = buffer.baseAddress {
+                target.copyMemory(from: base + position, byteCount: buffered)
+                position &+= buffered
+            }
+            let rest = destination.count &- buffered
+            guard rest > 0 else { return true }
+            guard rest <= bodyCount &- fileOffset else { return false }
+            let target = UnsafeMutableRawBufferPointer(rebasing: destination[buffered...])
+            guard region.read(into: target, at: fileOffset) == rest else { return false }
+            hasher.update(UnsafeRawBufferPointer(target))
+            fileOffset &+= rest
+            return true
+        }
+
+        /// The next eight bytes as a little-endian integer.
+        mutating func word() -> UInt64? {
+            guard filled &- position >= 8 else { return nil }
+            let value = buffer.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            position &+= 8
+            return UInt64(littleEndian: value)
+        }
+
+        /// Calls `body` with the next `count` bytes, which ``ensure(_:)`` made available, and
+        /// consumes them.
+        @inline(__always)
+        mutating func take<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+            guard filled &- position >= count, let base = buffer.baseAddress else { return nil }
+            let result = body(UnsafeRawBufferPointer(start: base + position, count: count))
+            position &+= count
+            return result
+        }
+
         /// Makes `count` bytes available to parse if the body has them, moving what is left to
         /// the buffer's start and reading more. `false` when the file could not be read.
         mutating func ensure(_ count: Int) -> Bool {

@@ -98,6 +98,25 @@ enum SavedIndex {
         var totalLength: Int
     }
 
+    /// The table the saved index in `region` describes, in either form (the image, or the
+    /// first form an earlier release or a table the image cannot hold left), or `nil` when it is
+    /// not a whole, matching saved index.
+    static func load(
+        _ region: FileRegion, appVersion: Int, valueCount: Int, storesLocations: Bool
+    ) -> (table: EntryTable, loaded: Loaded)? {
+        var magicBytes = [UInt8](repeating: 0, count: imageMagic.count)
+        let count = magicBytes.withUnsafeMutableBytes { region.read(into: $0, at: 0) }
+        if count == imageMagic.count && magicBytes == imageMagic {
+            return readImage(region, appVersion: appVersion, valueCount: valueCount, storesLocations: storesLocations)
+        }
+        var table = EntryTable()
+        guard
+            let loaded = read(
+                region, appVersion: appVersion, valueCount: valueCount, storesLocations: storesLocations, into: &table)
+        else { return nil }
+        return (table, loaded)
+    }
+
     /// Loads the saved index in `region` into `table` (which must be empty), or returns `nil`,
     /// leaving `table` empty, when the bytes are not a whole, matching snapshot or its lengths
     /// add up past `Int.max`.

@@ -39,13 +39,16 @@ extension CacheState {
         // leaves a file the next open must sweep.
         trashBeingUnlinked.wait()
         if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any {
-            // A journal of blocks replays as fast as a saved index loads: the marker alone then.
-            // Reads that moved entries since the journal's order was written need the snapshot,
-            // which keeps the order: packed storage journals no reads.
-            let needsSnapshot = !journal.replaysLikeASnapshot(entries: table.count) || unjournaledTouches > 0
+            // The image loads faster than any journal replays, a journal of blocks included
+            // (docs/PERFORMANCE.md); where the image cannot hold the index, a journal of blocks
+            // replays as fast as the first form loads: the marker alone then, unless reads moved
+            // entries since the journal's order was written (packed storage journals no reads).
+            let needsSnapshot =
+                SavedIndex.canWriteImage(table, valueCount: valueCount)
+                || !journal.replaysLikeASnapshot(entries: table.count) || unjournaledTouches > 0
             directory.leaveCleanMarker { emit in
                 guard needsSnapshot else { return }
-                SavedIndex.write(
+                SavedIndex.save(
                     table, appVersion: journal.appVersion, valueCount: valueCount,
                     storesLocations: journal.format.storesLocations, redundantOpCount: redundantOpCount, to: emit)
             }

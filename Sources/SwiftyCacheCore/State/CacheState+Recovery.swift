@@ -147,13 +147,11 @@ extension CacheState {
         guard replayFormat == journal.format else { return false }
         let appVersion = journal.appVersion
         let storesLocations = journal.format.storesLocations
-        var loadedTable = EntryTable()
-        let loaded = directory.readCleanMarker(for: journalStatus) { snapshot in
-            SavedIndex.read(
-                snapshot, appVersion: appVersion, valueCount: valueCount, storesLocations: storesLocations,
-                into: &loadedTable)
+        let saved = directory.readCleanMarker(for: journalStatus) { snapshot in
+            SavedIndex.load(
+                snapshot, appVersion: appVersion, valueCount: valueCount, storesLocations: storesLocations)
         }
-        guard let loaded else { return false }
+        guard let (loadedTable, loaded) = saved else { return false }
         table = loadedTable
         // Removed before anything else, so a crash in this session makes the next open replay.
         removeCleanMarker()

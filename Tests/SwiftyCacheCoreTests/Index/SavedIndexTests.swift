@@ -99,7 +99,7 @@ import Testing
     /// A snapshot whose checksum holds but whose lengths add up past `Int.max` (written by no
     /// close of ours) is not loaded: the journal is replayed instead.
     @Test func aSnapshotWhoseLengthsOverflowIsNotLoaded() throws {
-        var (file, bytes) = try snapshotAfterClose(("a", "12345", "x"), ("b", "y", "z"))
+        var (file, bytes) = try firstFormAfterClose(("a", "12345", "x"), ("b", "y", "z"))
         // Entry "a": key length 1, "a", then slot 0's length 5 as one varint byte.
         let start = try offset(of: [1, UInt8(ascii: "a"), 5], in: bytes)
         var huge: [UInt8] = []
@@ -113,35 +113,39 @@ import Testing
         // The checksum must hold, or the damage alone would refuse it.
         try rewriteChecksum(&bytes)
         try Data(bytes).write(to: file)
-        let reopened = try openCache(directory.url)
+        let reopened = try openCache(directory.url, valueCount: 3)
         #expect(!reopened.recoveryReport.loadedSavedIndex)
-        #expect(try reopened.strings("a") == ["12345", "x"])
+        #expect(try reopened.strings("a") == ["12345", "x", ""])
         #expect(reopened.size == 8)
     }
 
     /// A snapshot whose checksum holds but that names one key twice (written by no close of
     /// ours: a forged file) is not loaded, rather than leaving two entries for one key.
     @Test func aSnapshotThatNamesAKeyTwiceIsNotLoaded() throws {
-        var (file, bytes) = try snapshotAfterClose(("a", "1", "x"), ("b", "2", "y"))
+        var (file, bytes) = try firstFormAfterClose(("a", "1", "x"), ("b", "2", "y"))
         // Entry "b" (key length 1, "b", lengths 1 and 1) becomes a second "a".
         let start = try offset(of: [1, UInt8(ascii: "b"), 1, 1], in: bytes)
         bytes[start + 1] = UInt8(ascii: "a")
         try rewriteChecksum(&bytes)
         try Data(bytes).write(to: file)
-        let reopened = try openCache(directory.url)
+        let reopened = try openCache(directory.url, valueCount: 3)
         #expect(!reopened.recoveryReport.loadedSavedIndex)
-        #expect(try reopened.strings("a") == ["1", "x"])
-        #expect(try reopened.strings("b") == ["2", "y"])
+        #expect(try reopened.strings("a") == ["1", "x", ""])
+        #expect(try reopened.strings("b") == ["2", "y", ""])
         #expect(reopened.size == 4)
     }
 
-    /// Sets each key's two values, closes, and returns the marker file and its bytes.
-    func snapshotAfterClose(_ entries: (String, String, String)...) throws -> (URL, [UInt8]) {
-        let cache = try openCache(directory.url)
-        for (key, first, second) in entries { try cache.set(key, first, second) }
+    /// Sets each key's first two values of three (a third slot keeps the saved index in its
+    /// first form, which the image cannot hold), closes, and returns the marker file and its
+    /// bytes.
+    func firstFormAfterClose(_ entries: (String, String, String)...) throws -> (URL, [UInt8]) {
+        let cache = try openCache(directory.url, valueCount: 3)
+        for (key, first, second) in entries { try cache.set(key, first, second, "") }
         try cache.close()
         let file = directory.appending("journal.clean")
-        return (file, Array(try Data(contentsOf: file)))
+        let bytes = Array(try Data(contentsOf: file))
+        #expect(try offset(of: Array("SCIDX001".utf8), in: bytes) > 0)
+        return (file, bytes)
     }
 
     /// Where `pattern` first occurs in `bytes`.

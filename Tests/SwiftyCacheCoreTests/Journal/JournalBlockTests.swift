@@ -211,7 +211,8 @@ import Testing
         #expect(damagedRuns > 400)
     }
 
-    /// A cache of 64-digit keys, compacted and closed: the journal is blocks, about 43 bytes an
+    /// A cache of 64-digit keys and three slots (an index the saved index's image cannot hold),
+    /// compacted and closed: the journal is blocks, about 43 bytes an
     /// entry, the clean marker carries no snapshot, and the reopen replays the blocks into the
     /// same entries in the same order, without a sweep. Once more lines than an eighth of the
     /// entries follow the blocks, a close writes the snapshot again.
@@ -219,12 +220,14 @@ import Testing
         let directory = TemporaryDirectory()
         func open(readOnly: Bool = false) throws -> DiskLRUCache {
             try DiskLRUCache(
-                directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max,
+                directory: directory.url, appVersion: 1, valueCount: 3, maxSize: Int.max,
                 options: DiskLRUCache.Options(isReadOnly: readOnly, storage: .packed))
         }
         let keys = (0..<1_000).map(Self.hexKey)
         let cache = try open()
-        for (i, key) in keys.enumerated() { try cache.setData([Data("a\(i)".utf8), Data("b\(i)".utf8)], forKey: key) }
+        for (i, key) in keys.enumerated() {
+            try cache.setData([Data("a\(i)".utf8), Data("b\(i)".utf8), Data()], forKey: key)
+        }
         for key in keys.prefix(100) { _ = try cache.data(forKey: key) }
         try cache.compact()
         try cache.close()
@@ -240,20 +243,45 @@ import Testing
         #expect(reopened.recoveryReport.removedStrayFiles == 0)
         #expect(try reopened.keys() == Array(keys[100...]) + Array(keys.prefix(100)))
         for (i, key) in keys.enumerated() {
-            #expect(try reopened.data(forKey: key) == [Data("a\(i)".utf8), Data("b\(i)".utf8)])
+            #expect(try reopened.data(forKey: key) == [Data("a\(i)".utf8), Data("b\(i)".utf8), Data()])
         }
         // A read-only cache follows the same journal.
         let reader = try open(readOnly: true)
-        #expect(try reader.data(forKey: keys[500]) == [Data("a500".utf8), Data("b500".utf8)])
+        #expect(try reader.data(forKey: keys[500]) == [Data("a500".utf8), Data("b500".utf8), Data()])
         try reader.close()
         // 1,000 reads above and 200 sets: more lines after the blocks than an eighth of the
         // entries, so the close leaves a snapshot, which the next open loads.
-        for i in 0..<200 { try reopened.setData([Data("c\(i)".utf8), Data("d".utf8)], forKey: "extra-\(i)") }
+        for i in 0..<200 { try reopened.setData([Data("c\(i)".utf8), Data("d".utf8), Data()], forKey: "extra-\(i)") }
         try reopened.close()
         #expect(try Data(contentsOf: directory.url.appending(path: "journal.clean")).count > 1_000 * 30)
         let again = try open()
         #expect(again.recoveryReport.loadedSavedIndex)
         #expect(try again.keys().count == 1_200)
         try again.close()
+    }
+
+    /// With two slots the same close leaves the saved index's image, which loads faster than the
+    /// blocks replay (docs/PERFORMANCE.md), into the same entries in the same order.
+    @Test func aCompactedCacheOfTwoSlotsClosesWithItsImage() throws {
+        let directory = TemporaryDirectory()
+        let options = DiskLRUCache.Options(storage: .packed)
+        let keys = (0..<1_000).map(Self.hexKey)
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        for (i, key) in keys.enumerated() { try cache.setData([Data("a\(i)".utf8), Data("b\(i)".utf8)], forKey: key) }
+        for key in keys.prefix(100) { _ = try cache.data(forKey: key) }
+        try cache.compact()
+        try cache.close()
+        let marker = try Data(contentsOf: directory.url.appending(path: "journal.clean"))
+        #expect(marker.range(of: Data(SavedIndex.imageMagic)) != nil)
+        let reopened = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        #expect(reopened.recoveryReport.loadedSavedIndex)
+        #expect(reopened.recoveryReport.removedStrayFiles == 0)
+        #expect(try reopened.keys() == Array(keys[100...]) + Array(keys.prefix(100)))
+        for (i, key) in keys.enumerated() {
+            #expect(try reopened.data(forKey: key) == [Data("a\(i)".utf8), Data("b\(i)".utf8)])
+        }
+        try reopened.close()
     }
 }
