@@ -129,6 +129,10 @@ enum SwiftyCacheBench {
                 try ScaleWorkload.openChild(directory: URL(filePath: arguments[2]))
                 exit(0)
             }
+            if arguments.count == 3, arguments[1] == ScaleWorkload.readChildFlag {
+                try ScaleWorkload.readChild(file: URL(filePath: arguments[2]))
+                exit(0)
+            }
             let options = try Options(Array(CommandLine.arguments.dropFirst()))
             if let report = options.chartsReport {
                 for file in try Charts.write(report: report, scale: options.chartsScale, to: options.chartDirectory) {

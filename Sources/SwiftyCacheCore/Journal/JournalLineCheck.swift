@@ -84,18 +84,12 @@ enum JournalLineCheck {
         }
     }
 
+    /// The value of eight lower-case hexadecimal digits, all at once (``HexDigits/packEight(_:)``).
     private static func parseHex(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt32? {
-        guard digits.count == 8 else { return nil }
-        var value: UInt32 = 0
-        for byte in digits {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
+        guard digits.count == 8, let base = digits.base.baseAddress else { return nil }
+        let text = UnsafeRawPointer(base + digits.startIndex).loadUnaligned(as: UInt64.self)
+        let (packed, isHex) = HexDigits.packEight(UInt64(littleEndian: text))
+        // The first pair of digits is the packed value's lowest byte and the number's highest.
+        return isHex ? packed.byteSwapped : nil
     }
 }

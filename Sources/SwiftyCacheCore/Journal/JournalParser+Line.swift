@@ -22,14 +22,15 @@ extension JournalParser {
         let keyBytes = rest[..<(secondSpace ?? rest.endIndex)]
         guard CacheFileName.isReplayableKey(keyBytes) else { return corrupt() }
         let key = keyBytes
+        let verbWord = Self.verbWord(verb)
         guard let secondSpace else {
-            if verb.elementsEqual("REMOVE".utf8) { return .success((key, .remove)) }
-            if verb.elementsEqual("DIRTY".utf8) { return .success((key, .dirty)) }
-            if verb.elementsEqual("READ".utf8) { return .success((key, .read)) }
+            if verbWord == Self.removeVerb { return .success((key, .remove)) }
+            if verbWord == Self.dirtyVerb { return .success((key, .dirty)) }
+            if verbWord == Self.readVerb { return .success((key, .read)) }
             return corrupt()
         }
-        let isMove = storesLocations && verb.elementsEqual("MOVE".utf8)
-        guard isMove || verb.elementsEqual("CLEAN".utf8) else { return corrupt() }
+        let isMove = storesLocations && verbWord == Self.moveVerb
+        guard isMove || verbWord == Self.cleanVerb else { return corrupt() }
         // Packed journals: the segment and offset follow the lengths (a MOVE has only them).
         let fieldCount = (isMove ? 0 : valueCount) + (storesLocations ? 2 : 0)
         // Java: `line.substring(secondSpace + 1).split(" ")`, which drops trailing empty fields.
@@ -53,6 +54,30 @@ extension JournalParser {
         if isMove { return .success((key, .move(location))) }
         return .success((key, .clean(lengths: lengths, location: location)))
     }
+
+    /// A verb of up to seven bytes as one integer (its bytes, then its length in the top byte):
+    /// five verbs compared as five integers, not byte by byte. Longer verbs are none of them.
+    @inline(__always)
+    private static func verbWord(_ verb: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64 {
+        guard verb.count < 8 else { return 0 }
+        var word = UInt64(verb.count) << 56
+        var shift: UInt64 = 0
+        for byte in verb {
+            word |= UInt64(byte) << shift
+            shift &+= 8
+        }
+        return word
+    }
+
+    private static func verbWord(_ verb: StaticString) -> UInt64 {
+        verb.withUTF8Buffer { verbWord($0[...]) }
+    }
+
+    private static let cleanVerb = verbWord("CLEAN")
+    private static let removeVerb = verbWord("REMOVE")
+    private static let dirtyVerb = verbWord("DIRTY")
+    private static let readVerb = verbWord("READ")
+    private static let moveVerb = verbWord("MOVE")
 
     /// The numbers after a body line's key: the slot lengths, then, in packed journals, the
     /// record's segment and offset.
