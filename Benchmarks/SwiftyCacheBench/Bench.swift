@@ -10,6 +10,8 @@ struct Options {
         "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large",
     ]
     var scalingSizes = [1_000, 10_000, 100_000]
+    /// `--footprint-sizes`, in MiB.
+    var footprintSizes = [1, 8, 64]
     /// Whether `--scaling` was given (the scale workload has its own default sizes).
     var scalingSizesGiven = false
     var jsonPath: String?
@@ -20,7 +22,8 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint]
+                                 [--footprint-sizes 1,8,64]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
                swiftycache-bench --charts REPORT.json [--scale-report SCALE.json] [--chart-dir DIR]
@@ -31,6 +34,8 @@ struct Options {
           --workload durability  durable and batched writes of typed notes against SQLite (FULL
                          and NORMAL) in the same rounds, four writer threads against one, and
                          the bytes a get writes (/proc/self/io)
+          --workload footprint  a packed ObjectCache's allocated disk over its maxDiskSize under
+                         churn, at each --footprint-sizes size in MiB (default 1,8,64)
           --workload save-profile  200 rounds of 500 write-back notes and save(), for a profiler
           --charts       draws SVG charts (against SQLite, latency; scale with --scale-report)
                          from the JSON of earlier runs into --chart-dir (default docs/charts)
@@ -57,6 +62,7 @@ struct Options {
             case "--scaling":
                 scalingSizes = try numbers(try value(argument), argument)
                 scalingSizesGiven = true
+            case "--footprint-sizes": footprintSizes = try numbers(try value(argument), argument)
             case "--workload": workloads = Set(try value(argument).split(separator: ",").map(String.init))
             case "--json": jsonPath = try value(argument)
             case "--charts": chartsReport = try value(argument)
@@ -208,6 +214,12 @@ enum SwiftyCacheBench {
                 add(figures)
                 addDerived(ratios, format: "%.2f")
             }
+        }
+        if options.workloads.contains("footprint") {
+            settle()
+            addDerived(
+                try FootprintWorkload(sizes: options.footprintSizes.map { $0 << 20 }, scratch: scratch).run(),
+                format: "%.2f")
         }
         if options.workloads.contains("save-profile") { try SaveProfileWorkload(scratch: scratch).run() }
         if options.workloads.contains("object") {
