@@ -105,7 +105,8 @@ public final class DiskLRUCache: Sendable {
                 found: try cacheDirectory.journalHeader()?.format, requested: options.storage.format,
                 options: options, journalPath: cacheDirectory.journalPath)
         }
-        let storage = selection.makeStorage(directory: cacheDirectory, valueCount: valueCount, options: options)
+        let storage = selection.makeStorage(
+            directory: cacheDirectory, valueCount: valueCount, maxSize: maxSize, options: options)
         // A cache that writes records keeps space aside for a full disk (no more than it may hold).
         let spaceReserve =
             (storage.compactingStorage != nil && !options.isReadOnly)

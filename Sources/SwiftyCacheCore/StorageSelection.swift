@@ -31,7 +31,9 @@ struct StorageSelection {
     }
 
     /// The storage of ``format`` over `directory`.
-    func makeStorage(directory: CacheDirectory, valueCount: Int, options: DiskLRUCache.Options) -> any ValueStorage {
+    func makeStorage(
+        directory: CacheDirectory, valueCount: Int, maxSize: Int, options: DiskLRUCache.Options
+    ) -> any ValueStorage {
         switch format {
         case .files:
             FileStorage(directory: directory, valueCount: valueCount, syncsWrites: options.syncsWrites)
@@ -40,7 +42,8 @@ struct StorageSelection {
                 directory: directory, valueCount: valueCount, inlineLimit: inlineLimit,
                 syncsWrites: options.syncsWrites,
                 isReadOnly: options.isReadOnly, segmentSize: max(64, options.packedSegmentSize),
-                growsSegments: options.growsPackedSegments, openSegmentLimit: options.maxOpenSegments)
+                growsSegments: options.growsPackedSegments, maxSize: maxSize,
+                openSegmentLimit: options.maxOpenSegments)
         }
     }
 

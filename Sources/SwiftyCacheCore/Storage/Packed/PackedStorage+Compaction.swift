@@ -17,12 +17,14 @@ extension PackedStorage {
         state.withLock { ($0.totalRecordBytes, $0.totalLiveBytes) }
     }
 
-    /// Whether garbage exceeds half the live bytes by more than half a segment: compaction
-    /// keeps allocated disk within about 1.5 × the live bytes plus one segment.
+    /// Whether garbage exceeds half the live bytes by more than half a segment (of the size the
+    /// active one rolls at, which a small cache's `maxSize` scales down): compaction keeps
+    /// allocated disk within about 1.5 × the live bytes plus one segment. Less garbage costs
+    /// more copying under random churn (docs/PERFORMANCE.md, "Footprint").
     var needsCompaction: Bool {
         guard !isReadOnly else { return false }
         let (records, live) = usage
-        return records - live > live / 2 + segmentSize / 2 && compactionCandidate() != nil
+        return records - live > live / 2 + rollSize(liveBytes: live) / 2 && compactionCandidate() != nil
     }
 
     /// The sealed segment with the most garbage, if it has any; the active segment is sealed

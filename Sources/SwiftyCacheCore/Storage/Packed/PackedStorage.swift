@@ -63,21 +63,31 @@ final class PackedStorage: CompactingStorage {
 
     /// The size at which the active segment rolls when the segments hold `liveBytes` of live
     /// records: ``segmentSize`` or, when segments grow, a sixteenth of the live bytes up to
-    /// 256 MiB. Ten million entries of 340 bytes are then about twenty segments, which a
+    /// 256 MiB (``smallestSegmentSize`` at least). Ten million entries of 340 bytes are then about twenty segments, which a
     /// handful of descriptors keep open (a thousand 4 MiB ones were reopened on most random
     /// reads: a fifth of a get's time at that size). The space reserve holds an eighth of
     /// the live bytes, so one segment's records always fit in it.
     func rollSize(liveBytes: Int64) -> Int64 {
         guard growsSegments else { return segmentSize }
-        return max(segmentSize, min(Self.largestSegmentSize, liveBytes / 16))
+        return max(smallestSegmentSize, min(Self.largestSegmentSize, liveBytes / 16))
     }
+
+    /// The least a growing segment holds: ``segmentSize``, or a sixteenth of the cache's
+    /// `maxSize` when that is less (but 512 KiB at least: smaller segments made random churn
+    /// slower, compaction copying more and creating and deleting more files), so that a small
+    /// cache's garbage is reclaimed in pieces nearer its own size than 4 MiB.
+    let smallestSegmentSize: Int64
+
+    /// The least ``smallestSegmentSize`` is.
+    static let smallestSegmentFloor: Int64 = 512 << 10
 
     init(
         directory: CacheDirectory, valueCount: Int, inlineLimit: Int, syncsWrites: Bool, isReadOnly: Bool,
         segmentSize: Int64 = PackedStorage.defaultSegmentSize, growsSegments: Bool = false,
-        openSegmentLimit: Int? = nil
+        maxSize: Int = Int.max, openSegmentLimit: Int? = nil
     ) {
         self.growsSegments = growsSegments
+        smallestSegmentSize = min(segmentSize, max(Self.smallestSegmentFloor, Int64(clamping: maxSize) / 16))
         self.directory = directory
         self.valueCount = valueCount
         self.inlineLimit = inlineLimit

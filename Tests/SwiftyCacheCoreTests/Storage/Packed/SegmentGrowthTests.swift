@@ -6,7 +6,8 @@ import Testing
 
 /// Packed segments grow with the cache, a sixteenth of the live bytes up to 256 MiB, so that a
 /// large cache is a few dozen segments its bounded descriptors keep open; a segment size set
-/// for a test stays fixed.
+/// for a test stays fixed. A small cache's segments start at a sixteenth of its `maxSize`
+/// (512 KiB at least), so that its garbage is reclaimed in pieces near its size.
 @Suite struct SegmentGrowthTests {
     let directory = TemporaryDirectory()
 
@@ -26,6 +27,42 @@ import Testing
         #expect(options.growsPackedSegments)
         options.packedSegmentSize = 256
         #expect(!options.growsPackedSegments)
+    }
+
+    @Test func aSmallCachesSegmentsStartAtASixteenthOfItsLimit() {
+        let cacheDirectory = CacheDirectory(fileSystem: SystemFileSystem(), path: directory.path)
+        for (maxSize, smallest) in [(1 << 20, 512 << 10), (16 << 20, 1 << 20), (1 << 30, 4 << 20)] {
+            let storage = PackedStorage(
+                directory: cacheDirectory, valueCount: 1, inlineLimit: 1024, syncsWrites: false, isReadOnly: false,
+                growsSegments: true, maxSize: maxSize)
+            #expect(storage.rollSize(liveBytes: 0) == Int64(smallest))
+            #expect(storage.rollSize(liveBytes: 1 << 30) == 64 << 20)
+        }
+    }
+
+    /// A cache of 1 MiB written ten times over: its segments stay within about twice its limit
+    /// (4 MiB segments, as before, left one of them mostly garbage: four times the limit).
+    @Test func aSmallCacheUnderChurnKeepsItsSegmentsNearItsLimit() throws {
+        let directory = TemporaryDirectory()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 1, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(storage: .packed))
+        var largest = 0
+        for i in 0..<10_000 {
+            try cache.setData([Data(repeating: UInt8(i % 251), count: 1_000)], forKey: "k\(i)")
+            if i % 500 == 499 {
+                cache.waitForBackgroundWork()
+                let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                let segments = try names.filter { $0.hasPrefix("segment-") }.reduce(0) { total, name in
+                    let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/" + name)
+                    return total + ((attributes[.size] as? Int) ?? 0)
+                }
+                largest = max(largest, segments)
+            }
+        }
+        #expect(cache.size <= 1 << 20)
+        #expect(largest < 5 << 19, "segments took \(largest) bytes")
+        #expect(try cache.data(forKey: "k9999") == [Data(repeating: UInt8(9_999 % 251), count: 1_000)])
     }
 
     @Test func aGrowingCacheWritesFewerLargerSegmentsAndReadsEveryEntryBack() throws {
