@@ -54,14 +54,7 @@ import Testing
         let (loaded, summary) = try read(bytes, bufferSize: bufferSize)
         let expectedTotal = (0..<2_000).reduce(0) { $0 + $1 * 1_001 }
         #expect(summary == SavedIndex.Loaded(redundantOpCount: 5, totalLength: expectedTotal))
-        #expect(loaded.invariantViolation() == nil)
-        #expect(
-            loaded.indicesInLRUOrder.map { loaded.key(at: $0) } == table.indicesInLRUOrder.map { table.key(at: $0) })
-        for index in table.indicesInLRUOrder {
-            let other = try #require(loaded.index(of: table.key(at: index)))
-            #expect(loaded[other].lengths == table[index].lengths)
-            #expect(loaded[other].location == table[index].location)
-        }
+        try loaded.expectSameEntries(as: table)
     }
 
     /// A flipped bit anywhere, or a cut anywhere, is refused, and leaves the table empty.
@@ -78,6 +71,22 @@ import Testing
             let (table, loaded) = try read(Array(bytes.dropLast(cut)), bufferSize: 600)
             #expect(loaded == nil, "\(cut) bytes cut")
             #expect(table.count == 0)
+        }
+    }
+}
+
+extension EntryTable {
+    /// Expects a sound table with `other`'s keys in the same LRU order, each with its lengths
+    /// and location.
+    func expectSameEntries(as other: EntryTable, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(invariantViolation() == nil, sourceLocation: sourceLocation)
+        #expect(
+            indicesInLRUOrder.map { key(at: $0) } == other.indicesInLRUOrder.map { other.key(at: $0) },
+            sourceLocation: sourceLocation)
+        for index in other.indicesInLRUOrder {
+            let mine = try #require(self.index(of: other.key(at: index)), sourceLocation: sourceLocation)
+            #expect(self[mine].lengths == other[index].lengths, sourceLocation: sourceLocation)
+            #expect(self[mine].location == other[index].location, sourceLocation: sourceLocation)
         }
     }
 }
