@@ -152,4 +152,34 @@ import Testing
         #expect(buckets.adoptionViolation(tagOf: tagOf, sameKey: { _, _ in false }, maximumSteps: 1 << 20) == nil)
         #expect(buckets.adoptionViolation(tagOf: tagOf, sameKey: { _, _ in false }, maximumSteps: 10) != nil)
     }
+
+    /// Random forgeries, sealed: a byte or a word changed anywhere, several at once. Each is
+    /// refused, or loads into a sound table whose every key is found where its bucket says
+    /// (a change in a length or a location is a valid image of other values); none traps or
+    /// hangs.
+    @Test func randomForgeriesAreRefusedOrSound() throws {
+        let original = forgery()
+        var generator = SystemRandomNumberGenerator()
+        var refused = 0
+        for round in 0..<1_500 {
+            var forged = original
+            for _ in 0...(round % 4) {
+                let position = Int.random(in: 0..<(forged.bytes.count - 8), using: &generator)
+                if round % 2 == 0 {
+                    forged.bytes[position] ^= UInt8.random(in: 1...255, using: &generator)
+                } else if position + 8 <= forged.bytes.count - 8 {
+                    forged.setWord(UInt64.random(in: 0...UInt64.max, using: &generator), at: position)
+                }
+            }
+            guard let (table, _) = try images.read(forged.sealed) else {
+                refused += 1
+                continue
+            }
+            #expect(table.invariantViolation() == nil, "round \(round)")
+            for index in table.indicesInLRUOrder {
+                #expect(table.index(of: table.key(at: index)) == index, "round \(round)")
+            }
+        }
+        #expect(refused > 1_000)
+    }
 }
