@@ -201,18 +201,23 @@ struct RecordBuckets {
     }
 
     /// What is wrong with adopted buckets (``init(adopting:count:)``), `nil` when nothing is:
-    /// every bucket names a record below `count` once, with the tag `tagOf` gives it, reached
-    /// from its home without an empty bucket on the way, and no two records reached there have
-    /// the same key (`sameKey`). Stops after `maximumSteps` probe steps in all: a forged table
-    /// whose clusters would make lookups crawl is refused rather than walked.
+    /// every bucket names a record below `count`, once, reached from its home without an empty
+    /// bucket on the way; no two records reached there have the same key (`sameKey`); and the
+    /// buckets' records and tags are the table's: their ``mixedPair(record:tag:key:)``s under
+    /// `mixKey` add up to `pairSum`, the same sum over the records and their keys' tags (a
+    /// sequential check where looking each record's tag up would be a cache miss per bucket;
+    /// `mixKey` is drawn per load, so no file can aim at a wrong set with the right sum). Stops
+    /// after `maximumSteps` probe steps in all: a forged table whose clusters would make lookups
+    /// crawl is refused rather than walked.
     ///
     /// - Complexity: O(buckets + steps); `count` bits of memory.
     func adoptionViolation(
-        tagOf: (Int) -> UInt32, sameKey: (Int, Int) -> Bool, maximumSteps: Int
+        pairSum: UInt64, mixKey: UInt64, sameKey: (Int, Int) -> Bool, maximumSteps: Int
     ) -> String? {
         var seen = [UInt64](repeating: 0, count: (count &+ 63) / 64)
         var recorded = 0
         var steps = 0
+        var sum: UInt64 = 0
         let mask = self.mask
         for (bucket, stored) in buckets.enumerated() where stored != 0 {
             let record = Int(truncatingIfNeeded: stored & 0xFFFF_FFFF) &- 1
@@ -223,7 +228,7 @@ struct RecordBuckets {
             seen[word] |= bit
             recorded &+= 1
             let tag = UInt32(truncatingIfNeeded: stored >> 32)
-            guard tagOf(record) == tag else { return "bucket \(bucket) holds record \(record) with a wrong tag" }
+            sum &+= Self.mixedPair(record: record, tag: tag, key: mixKey)
             var probe = home(of: tag)
             while probe != bucket {
                 let other = buckets[probe]
@@ -239,7 +244,18 @@ struct RecordBuckets {
             }
         }
         guard recorded == count else { return "the buckets name \(recorded) records of \(count)" }
+        guard sum == pairSum else { return "a bucket holds a record with a tag not its key's" }
         return nil
+    }
+
+    /// A record and its tag mixed under `key` (SplitMix64's finalizer): the terms of
+    /// ``adoptionViolation(pairSum:mixKey:sameKey:maximumSteps:)``'s sum.
+    @inline(__always)
+    static func mixedPair(record: Int, tag: UInt32, key: UInt64) -> UInt64 {
+        var mixed = (UInt64(truncatingIfNeeded: record) << 32 | UInt64(tag)) ^ key
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
     }
 
     /// Whether every recorded record is reached from its home, has the tag `tagOf` gives and

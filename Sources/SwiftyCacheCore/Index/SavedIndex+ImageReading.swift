@@ -4,8 +4,8 @@ extension SavedIndex {
     /// The table an image describes and what it says beside, or `nil` when the bytes are not a
     /// whole, matching, consistent image (then the journal is replayed).
     ///
-    /// - Complexity: O(entries + buckets); memory: the table, plus 4 bytes per entry (the tags)
-    ///   and one bit per entry while the buckets are checked.
+    /// - Complexity: O(entries + buckets); memory: the table, plus one bit per entry while the
+    ///   buckets are checked.
     static func readImage(
         _ region: FileRegion, appVersion: Int, valueCount: Int, storesLocations: Bool,
         bufferSize: Int = defaultBufferSize
@@ -43,14 +43,12 @@ extension SavedIndex {
         guard count > 0 else {
             return (table, Loaded(redundantOpCount: redundant, totalLength: image.totalLength))
         }
-        guard let adopted = RecordBuckets(adopting: buckets, count: count) else { return nil }
-        let violation = image.tags.withUnsafeBufferPointer { tags in
+        guard let adopted = RecordBuckets(adopting: buckets, count: count),
             adopted.adoptionViolation(
-                tagOf: { tags[$0] },
+                pairSum: image.pairSum, mixKey: image.mixKey,
                 sameKey: { left, right in table.withKey(at: left) { key in table.hasKey(key, at: right) } },
-                maximumSteps: 32 &* count &+ bucketCount)
-        }
-        guard violation == nil else { return nil }
+                maximumSteps: 32 &* count &+ bucketCount) == nil
+        else { return nil }
         var loaded = table
         loaded.buckets = adopted
         return (loaded, Loaded(redundantOpCount: redundant, totalLength: image.totalLength))
@@ -58,14 +56,17 @@ extension SavedIndex {
 }
 
 /// The entries of an image as they are read: each checked, made a record linked to its
-/// neighbours, its key's tag kept for the buckets' check.
+/// neighbours, its key's tag added to the sum the buckets' check compares.
 private struct ImageEntries {
     let count: Int
     let valueCount: Int
     let storesLocations: Bool
     let seed: UInt64
     var records: [EntryRecord] = []
-    var tags: [UInt32] = []
+    /// The sum of every record's ``RecordBuckets/mixedPair(record:tag:key:)`` with its key's
+    /// tag, under `mixKey`, for the buckets' check.
+    private(set) var pairSum: UInt64 = 0
+    let mixKey = UInt64.random(in: 0...UInt64.max)
     var totalLength = 0
     /// Where the next key in the arena must start (past its length).
     private var arenaCursor = 0
@@ -76,7 +77,6 @@ private struct ImageEntries {
         self.storesLocations = storesLocations
         self.seed = seed
         recordsFaultAhead.reserve(&records, capacity: count)
-        tags.reserveCapacity(count)
     }
 
     /// The records' capacity, faulted in a window at a time ahead of the entries read.
@@ -99,7 +99,7 @@ private struct ImageEntries {
                 guard let entry = entry ?? nil else { return false }
                 records.append(entry.record)
                 recordsFaultAhead.advance(&records)
-                tags.append(entry.tag)
+                pairSum &+= RecordBuckets.mixedPair(record: position, tag: entry.tag, key: mixKey)
                 position &+= 1
             }
         }

@@ -148,9 +148,18 @@ import Testing
         var table = EntryTable()
         for number in 0..<3_000 { table.setCommitted(table.insert(key: "k\(number)", valueCount: 1), lengths: [1]) }
         let buckets = table.buckets
-        let tagOf = { (record: Int) in table.withKey(at: record) { table.tag(of: $0) } }
-        #expect(buckets.adoptionViolation(tagOf: tagOf, sameKey: { _, _ in false }, maximumSteps: 1 << 20) == nil)
-        #expect(buckets.adoptionViolation(tagOf: tagOf, sameKey: { _, _ in false }, maximumSteps: 10) != nil)
+        let pairSum = (0..<3_000).reduce(UInt64(0)) { sum, record in
+            sum &+ RecordBuckets.mixedPair(record: record, tag: table.withKey(at: record) { table.tag(of: $0) }, key: 7)
+        }
+        #expect(
+            buckets.adoptionViolation(pairSum: pairSum, mixKey: 7, sameKey: { _, _ in false }, maximumSteps: 1 << 20)
+                == nil)
+        #expect(
+            buckets.adoptionViolation(
+                pairSum: pairSum &+ 1, mixKey: 7, sameKey: { _, _ in false }, maximumSteps: 1 << 20)
+                != nil)
+        #expect(
+            buckets.adoptionViolation(pairSum: pairSum, mixKey: 7, sameKey: { _, _ in false }, maximumSteps: 10) != nil)
     }
 
     /// Random forgeries, sealed: a byte or a word changed anywhere, several at once. Each is
