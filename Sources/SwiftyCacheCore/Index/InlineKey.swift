@@ -73,9 +73,19 @@ struct InlineKey: Equatable {
             withUnsafeBytes(of: words) { packed in
                 let count = min(length, isPackedHex ? Self.maximumHexLength : Self.maximumRawLength)
                 if isPackedHex {
-                    for index in 0..<(count / 2) {
+                    // Eight digits at a time (see `HexDigits.unpackFour`), the rest two at a time.
+                    let raw = UnsafeMutableRawBufferPointer(text)
+                    var index = 0
+                    while count / 2 &- index >= 4 {
+                        let four = UInt32(littleEndian: packed.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                        raw.storeBytes(
+                            of: HexDigits.unpackFour(four).littleEndian, toByteOffset: 2 &* index, as: UInt64.self)
+                        index &+= 4
+                    }
+                    while index < count / 2 {
                         text[2 &* index] = HexDigits.digit(packed[index] >> 4)
                         text[2 &* index &+ 1] = HexDigits.digit(packed[index] & 0x0F)
+                        index &+= 1
                     }
                 } else {
                     for index in 0..<count { text[index] = packed[index] }

@@ -36,4 +36,19 @@ enum HexDigits {
         pairs = (pairs | (pairs >> 16)) & 0x0000_0000_FFFF_FFFF
         return (UInt32(truncatingIfNeeded: pairs), valid)
     }
+
+    /// The eight lower-case digits of four packed bytes (``packEight(_:)`` undone): the first
+    /// digit in the low byte of the result, to be stored little-endian. Branch-free.
+    @inline(__always)
+    static func unpackFour(_ packed: UInt32) -> UInt64 {
+        // Each byte to a 16-bit lane, then its high nibble to the lane's low byte and its low
+        // nibble to the high one: eight nibbles, a byte each, in digit order.
+        var lanes = UInt64(packed)
+        lanes = (lanes | lanes << 16) & 0x0000_FFFF_0000_FFFF
+        lanes = (lanes | lanes << 8) & 0x00FF_00FF_00FF_00FF
+        lanes = (lanes >> 4 & 0x000F_000F_000F_000F) | (lanes & 0x000F_000F_000F_000F) << 8
+        // '0' + v, and 0x27 more for v of 10 and above ('a' is 0x61, 0x30 + 10 + 0x27).
+        let isLetter = ((lanes &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return lanes &+ 0x3030_3030_3030_3030 &+ isLetter &* 0x27
+    }
 }
