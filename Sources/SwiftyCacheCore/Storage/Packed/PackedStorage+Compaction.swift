@@ -18,8 +18,9 @@ extension PackedStorage {
     }
 
     /// Whether garbage exceeds half the live bytes by more than half a segment (of the size the
-    /// active one rolls at, which a small cache's `maxSize` scales down): compaction keeps
-    /// allocated disk within about 1.5 × the live bytes plus one segment. Less garbage costs
+    /// active one rolls at: a small cache's `maxSize` scales it down, a large cache's live bytes
+    /// up, to a sixteenth of them): compaction keeps allocated disk within about 1.5 × the live
+    /// bytes plus one segment. Less garbage costs
     /// more copying under random churn (docs/PERFORMANCE.md, "Footprint").
     var needsCompaction: Bool {
         guard !isReadOnly else { return false }

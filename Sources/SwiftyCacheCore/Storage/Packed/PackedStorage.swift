@@ -63,10 +63,10 @@ final class PackedStorage: CompactingStorage {
 
     /// The size at which the active segment rolls when the segments hold `liveBytes` of live
     /// records: ``segmentSize`` or, when segments grow, a sixteenth of the live bytes up to
-    /// 256 MiB (``smallestSegmentSize`` at least). Ten million entries of 340 bytes are then about twenty segments, which a
-    /// handful of descriptors keep open (a thousand 4 MiB ones were reopened on most random
-    /// reads: a fifth of a get's time at that size). The space reserve holds an eighth of
-    /// the live bytes, so one segment's records always fit in it.
+    /// 256 MiB (``smallestSegmentSize`` at least). Ten million entries of 340 bytes are then
+    /// about twenty segments, which a handful of descriptors keep open (a thousand 4 MiB ones
+    /// were reopened on most random reads: a fifth of a get's time at that size). The space
+    /// reserve holds an eighth of the live bytes, so one segment's records always fit in it.
     func rollSize(liveBytes: Int64) -> Int64 {
         guard growsSegments else { return segmentSize }
         return max(smallestSegmentSize, min(Self.largestSegmentSize, liveBytes / 16))
