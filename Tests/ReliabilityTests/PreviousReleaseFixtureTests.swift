@@ -4,6 +4,12 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Caches earlier releases wrote reopen value for value: the directories in
 /// `Tests/Fixtures/release-<commit>` were written by the release at that commit with
 /// `Tests/Fixtures/release-<commit>.generator.swift.txt` (the same generator for each), whose
@@ -62,6 +68,40 @@ import Testing
         let url = directory.appending(name)
         try FileManager.default.copyItem(at: fixtures(release).appending(path: name), to: url)
         return (directory, url)
+    }
+
+    /// The saved index an earlier release left at its clean close (the first form,
+    /// `SCIDX001`) still loads: the copy's marker is rewritten to vouch for the copied journal
+    /// (a copy is another file, which voids the marker), and the open loads the index instead of
+    /// replaying, with every value as the release wrote it.
+    @Test(arguments: ["aedfbf8", "77faef8"])
+    func anEarlierReleasesSavedIndexLoads(release: String) throws {
+        let (temporary, url) = try Self.copy("engine-files", of: release)
+        _ = temporary
+        let marker = url.appending(path: "journal.clean")
+        var bytes = try Data(contentsOf: marker)
+        let lineEnd = try #require(bytes.firstIndex(of: UInt8(ascii: "\n")))
+        #expect(bytes.range(of: Data("SCIDX001".utf8)) != nil)
+        var status = stat()
+        try #require(stat(url.appending(path: "journal").path(percentEncoded: false), &status) == 0)
+        let line =
+            "\(status.st_size) \(status.st_dev) \(status.st_ino) \(status.st_mtim.tv_sec) \(status.st_mtim.tv_nsec)"
+        bytes.replaceSubrange(bytes.startIndex..<lineEnd, with: Data(line.utf8))
+        try bytes.write(to: marker)
+        let cache = try DiskLRUCache(
+            directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: .init(storage: .files))
+        #expect(cache.recoveryReport.loadedSavedIndex)
+        for index in 0..<40 {
+            let values = try cache.data(forKey: "key-\(index)")
+            if index % 5 == 1 {
+                #expect(values == nil, "key-\(index) was removed")
+            } else {
+                let round = index % 3 == 0 ? 1 : 0
+                #expect(values == [0, 1].map { Self.engineValue(index, slot: $0, round: round) }, "key-\(index)")
+            }
+        }
+        #expect(cache.count == 32)
+        try cache.close()
     }
 
     @Test(
