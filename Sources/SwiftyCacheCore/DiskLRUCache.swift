@@ -126,6 +126,11 @@ public final class DiskLRUCache: Sendable {
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
             isReadOnly: options.isReadOnly, changes: changeHub)
         state.replayFormat = selection.replayFormat
+        // Whether the journal found holds a log's `TAIL` lines: read before it is replayed.
+        if selection.format.storesLocations, !options.isReadOnly, let header = try? cacheDirectory.journalHeader() {
+            state.journal.logsRecords = header.logsRecords
+            state.journal.marksBatches = header.marksBatches
+        }
         let report = try CacheError.reporting(.open) { try state.open(readOnly: options.isReadOnly) }
         // Whether the journal recovery left may hold batches already: read from its header.
         if selection.format.storesLocations, !options.isReadOnly, let header = try? cacheDirectory.journalHeader() {

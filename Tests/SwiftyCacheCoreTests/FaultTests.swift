@@ -154,8 +154,10 @@ import Darwin
         // The journal cannot be rebuilt while this lasts (by this thread or by the cleanup
         // that a broken journal schedules).
         fileSystem.failCalls(named: ["open"], errno: EIO, pathContaining: "journal.tmp")
-        // The record's append (and its sync) succeed; the journal's line, or its sync, fails.
-        fileSystem.failCall(named: syncsWrites ? "fsync" : "write", occurrence: 2, errno: EIO)
+        // The record's append (and with `syncsWrites` its sync, which makes it durable in the
+        // log) succeeds; the journal's line fails. The repair must end the log past the record,
+        // or an open after a crash would read it back.
+        fileSystem.failCall(named: "write", occurrence: 2, errno: EIO)
         expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
         #expect(try cache.strings("k") == nil)
         expectError(.journalUnavailable) { try cache.removeValue(forKey: "k") }

@@ -11,4 +11,11 @@ package struct ValueLocation: Hashable, Sendable {
     }
 
     package static let none = ValueLocation(segment: 0, offset: 0)
+
+    /// Whether a record here was written before one at `other`: segments are numbered in the
+    /// order they are created and only the newest is appended to. Values in files
+    /// (``none``) precede every record.
+    func precedes(_ other: ValueLocation) -> Bool {
+        segment != other.segment ? segment < other.segment : offset < other.offset
+    }
 }

@@ -80,6 +80,12 @@ package enum Journal {
     /// batches refuse it (`notACacheDirectory`) rather than read a batch as separate lines. A
     /// journal takes it when its first batch is written, and keeps it.
     static let packedBatchMagic = "swiftycache.packed2"
+    /// The first line of a packed-storage journal whose segments are its log: every record
+    /// after the journal's last `TAIL` line carries a prefix (``LogPrefix``) that lets an open
+    /// after a crash apply a commit whose journal line never reached the disk, so a durable
+    /// commit syncs its segment alone. It may hold `BATCH` lines too. Releases before it refuse
+    /// it (`notACacheDirectory`): its magic is neither of theirs, nor one bit from them.
+    static let packedLogMagic = "swiftycache.packed-log"
 
     /// The most bytes a `BATCH` line may take: the parser reads a line whole, so this bounds
     /// the memory a journal line can cost. A batch whose line would be longer is refused.
@@ -104,23 +110,29 @@ package enum Journal {
         var name: String { storesLocations ? "packed" : "files" }
 
         /// The header lines, without their line ends; `marksBatches` gives a packed journal
-        /// the magic of one that may hold `BATCH` lines (``packedBatchMagic``).
-        func headerLines(appVersion: Int, valueCount: Int, marksBatches: Bool = false) -> [String] {
+        /// the magic of one that may hold `BATCH` lines (``packedBatchMagic``), `logsRecords`
+        /// the magic of one whose segments are its log (``packedLogMagic``, which may hold
+        /// `BATCH` lines too).
+        func headerLines(appVersion: Int, valueCount: Int, marksBatches: Bool = false, logsRecords: Bool = false)
+            -> [String]
+        {
             switch self {
             case .files: [Journal.magic, version, String(appVersion), String(valueCount), ""]
             case .packed(let inlineLimit):
                 [
-                    marksBatches ? packedBatchMagic : packedMagic, version, String(appVersion), String(valueCount),
-                    String(inlineLimit), "",
+                    logsRecords ? packedLogMagic : marksBatches ? packedBatchMagic : packedMagic, version,
+                    String(appVersion), String(valueCount), String(inlineLimit), "",
                 ]
             }
         }
     }
 
-    static func header(appVersion: Int, valueCount: Int, format: Format = .files, marksBatches: Bool = false) -> String
-    {
-        format.headerLines(appVersion: appVersion, valueCount: valueCount, marksBatches: marksBatches).map { $0 + "\n" }
-            .joined()
+    static func header(
+        appVersion: Int, valueCount: Int, format: Format = .files, marksBatches: Bool = false, logsRecords: Bool = false
+    ) -> String {
+        format.headerLines(
+            appVersion: appVersion, valueCount: valueCount, marksBatches: marksBatches, logsRecords: logsRecords
+        ).map { $0 + "\n" }.joined()
     }
 
     /// Whether `key` matches `[a-z0-9_-]{1,120}`, the keys the API accepts. The journal may
@@ -162,6 +174,11 @@ package enum Journal {
         case read
         /// Packed journals: compaction moved the entry's record.
         case move(ValueLocation)
+        /// Journals under ``packedLogMagic``: every record before this position in the
+        /// segments is accounted for by the lines before this one; from it on, the segments
+        /// are read at an open after a crash (``LogPrefix``). The line's key is the session's
+        /// identity, sixteen hexadecimal digits, which seeds the prefixes' checks.
+        case tail(ValueLocation)
     }
 
     /// Why a journal could not be replayed. The cache answers by emptying its directory of its
@@ -225,6 +242,10 @@ package enum Journal {
         case .read: appendBody(verb: "READ ", key: key, to: &buffer)
         case .move(let location):
             appendBytes(of: "MOVE ", to: &buffer)
+            buffer.append(contentsOf: key)
+            appendLocation(location, to: &buffer)
+        case .tail(let location):
+            appendBytes(of: "TAIL ", to: &buffer)
             buffer.append(contentsOf: key)
             appendLocation(location, to: &buffer)
         }

@@ -8,6 +8,8 @@ extension CacheDirectory {
         var valueCount: Int
         /// Whether the magic is the one of a packed journal that may hold `BATCH` lines.
         var marksBatches = false
+        /// Whether the magic is the one of a packed journal whose segments are its log.
+        var logsRecords = false
     }
 
     /// The storage format, `appVersion` and `valueCount` the journal's header records; `nil`
@@ -49,7 +51,8 @@ extension CacheDirectory {
             }
             return JournalHeader(
                 format: .packed(inlineLimit: inlineLimit), appVersion: appVersion, valueCount: valueCount,
-                marksBatches: lines[0].utf8.count == Journal.packedBatchMagic.utf8.count)
+                marksBatches: lines[0].utf8.count != Journal.packedMagic.utf8.count,
+                logsRecords: lines[0].utf8.count == Journal.packedLogMagic.utf8.count)
         }
     }
 }

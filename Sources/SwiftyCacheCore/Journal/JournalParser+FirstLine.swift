@@ -8,13 +8,18 @@ extension JournalParser {
         let magic = Array(Journal.magic.utf8)
         let packedMagic = Array(Journal.packedMagic.utf8)
         let batchMagic = Array(Journal.packedBatchMagic.utf8)
+        let logMagic = Array(Journal.packedLogMagic.utf8)
         var line = line
         if isComplete, line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         if line.elementsEqual(magic) && isComplete { return .magic }
-        if (line.elementsEqual(packedMagic) || line.elementsEqual(batchMagic)) && isComplete { return .packedMagic }
+        if (line.elementsEqual(packedMagic) || line.elementsEqual(batchMagic) || line.elementsEqual(logMagic))
+            && isComplete
+        {
+            return .packedMagic
+        }
         // A packed journal's magic with one bit flipped (our format: damage stays local); the
         // Java magic stays exact, as Java reads it.
-        for candidate in [packedMagic, batchMagic]
+        for candidate in [packedMagic, batchMagic, logMagic]
         where isComplete && line.count == candidate.count
             && zip(line, candidate).reduce(0, { $0 + ($1.0 ^ $1.1).nonzeroBitCount }) == 1
         {
@@ -23,7 +28,9 @@ extension JournalParser {
         if line.isEmpty && !isComplete { return .damaged }  // an empty file
         if line.first == 0 { return .damaged }  // zeros where the data should be, as a power loss leaves them
         // A header torn inside its first line.
-        if !isComplete && (magic.starts(with: line) || batchMagic.starts(with: line)) { return .damaged }
+        if !isComplete && (magic.starts(with: line) || batchMagic.starts(with: line) || logMagic.starts(with: line)) {
+            return .damaged
+        }
         return .foreign
     }
 

@@ -29,7 +29,8 @@ extension JournalParser {
             if verbWord == Self.readVerb { return .success((key, .read)) }
             return corrupt()
         }
-        let isMove = storesLocations && verbWord == Self.moveVerb
+        let isTail = storesLocations && verbWord == Self.tailVerb
+        let isMove = storesLocations && (verbWord == Self.moveVerb || isTail)
         guard isMove || verbWord == Self.cleanVerb else { return corrupt() }
         // Packed journals: the segment and offset follow the lengths (a MOVE has only them).
         let fieldCount = (isMove ? 0 : valueCount) + (storesLocations ? 2 : 0)
@@ -51,6 +52,7 @@ extension JournalParser {
         guard let segment = UInt32(exactly: locationFields.segment), let offset = Int64(exactly: locationFields.offset)
         else { return corrupt() }
         let location = ValueLocation(segment: segment, offset: offset)
+        if isTail { return .success((key, .tail(location))) }
         if isMove { return .success((key, .move(location))) }
         return .success((key, .clean(lengths: lengths, location: location)))
     }
@@ -78,6 +80,7 @@ extension JournalParser {
     private static let dirtyVerb = verbWord("DIRTY")
     private static let readVerb = verbWord("READ")
     private static let moveVerb = verbWord("MOVE")
+    private static let tailVerb = verbWord("TAIL")
 
     /// The numbers after a body line's key: the slot lengths, then, in packed journals, the
     /// record's segment and offset.

@@ -327,7 +327,7 @@ struct JournalParser {
         // A packed magic with a flipped bit: kept as a damaged line (it names no entry), so
         // that the journal is rewritten whole.
         if firstLine == .packedMagic && !line.elementsEqual(Journal.packedMagic.utf8)
-            && !line.elementsEqual(Journal.packedBatchMagic.utf8)
+            && !line.elementsEqual(Journal.packedBatchMagic.utf8) && !line.elementsEqual(Journal.packedLogMagic.utf8)
         {
             noteDamaged(line)
         }

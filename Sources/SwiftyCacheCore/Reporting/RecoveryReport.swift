@@ -34,6 +34,10 @@ public struct RecoveryReport: Sendable, Hashable {
     /// Whether the index was loaded as the previous `close()` saved it beside the
     /// clean marker, instead of replaying the journal (which the marker showed unchanged).
     public var loadedSavedIndex = false
+    /// Packed storage with `syncsWrites`: commits and batch removals read back from the
+    /// segments because their journal lines never reached the disk (a crash after the
+    /// segment's sync), and applied.
+    public var recoveredLoggedChanges = 0
 
     /// Whether the cache's files were deleted because its journal was unusable.
     public var wasWiped: Bool { wipeReason != nil }

@@ -50,18 +50,16 @@ extension CacheState {
                 throw error
             }
         }
-        let records = members.compactMap { member -> [UInt8]? in
-            if case .set(_, _, let record) = member { return record }
-            return nil
+        let appended = members.map { member -> (key: String, record: [UInt8]?) in
+            if case .set(let key, _, let record) = member { return (key, record) }
+            return (member.key, nil)
         }
         var locations: [ValueLocation] = []
-        if !records.isEmpty {
-            do {
-                locations = try packed.appendBatch(records)
-            } catch  where error.isDirectoryVanished {
-                guard try restoreVanishedDirectory() else { throw error }
-                return try commitBatch(members)
-            }
+        do {
+            locations = try packed.appendBatch(appended)
+        } catch  where error.isDirectoryVanished {
+            guard try restoreVanishedDirectory() else { throw error }
+            return try commitBatch(members)
         }
         var lines: [(operation: Journal.Operation, key: String)] = []
         lines.reserveCapacity(members.count)
@@ -122,7 +120,10 @@ extension CacheState {
         statistics.evictionCount += victims.count
         noteGarbage()
         do {
-            try journal.syncIfDurable(operation: .writeBatch, key: nil, includesDirectory: false)
+            // Logged, the batch is durable with its segment's sync.
+            if !journal.logsRecords {
+                try journal.syncIfDurable(operation: .writeBatch, key: nil, includesDirectory: false)
+            }
         } catch {
             // Not known to be durable: forgotten, as a single commit's entry is.
             forgetBatch(committedKeys.filter { !removals.contains($0) })
@@ -130,6 +131,7 @@ extension CacheState {
         }
         statistics.writeCount += committedKeys.count
         statistics.removeCount += removals.count
+        noteLoggedCommit()
         return true
     }
 

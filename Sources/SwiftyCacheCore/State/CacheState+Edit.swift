@@ -124,9 +124,12 @@ extension CacheState {
     /// The second half of every commit, once the values are where `location` says: the index,
     /// the `CLEAN` line, evictions in the same journal write, the files the old values no longer
     /// need, and with `syncsWrites` the `fsync`s.
+    ///
+    /// A record logged in its segment (`isLogged`: the segment's sync made it durable) needs
+    /// no sync of the journal.
     private mutating func recordCommit(
         at index: Int, key: String, lengths: SlotLengths, location: ValueLocation, replaced: CommittedValues?,
-        renamedFiles: Bool = true
+        renamedFiles: Bool = true, isLogged: Bool = false
     ) throws(CacheError) {
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
         nextSequenceNumber += 1
@@ -163,7 +166,7 @@ extension CacheState {
         redundantOpCount += victims.count
         statistics.evictionCount += victims.count
         do {
-            try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: renamedFiles)
+            if !isLogged { try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: renamedFiles) }
         } catch {
             // Not known to be on stable storage: the caller is told, and the entry is forgotten
             // so that it is not served as if it were. The failed sync broke the journal: the
@@ -212,7 +215,7 @@ extension CacheState {
         try ensureJournalWritable(operation: .setData, key: key)
         let location: ValueLocation
         do {
-            location = try packed.append(record, key: key)
+            location = try packed.appendCommit(record, key: key)
         } catch  where error.isDirectoryVanished {
             // Recreated here, and the entry written anew.
             guard try restoreVanishedDirectory() else { throw error }
@@ -225,7 +228,9 @@ extension CacheState {
         size = overflow ? Int.max : grown
         // Nothing was renamed: the record went to a segment whose name is already durable.
         try recordCommit(
-            at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false)
+            at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false,
+            isLogged: journal.logsRecords)
+        noteLoggedCommit()
         return true
     }
 

@@ -41,10 +41,16 @@ extension CacheState {
 
     /// The header and a `REMOVE` line for each key whose files could not be deleted and that is
     /// no longer in the index.
+    /// In a directory whose segments are its log, a `TAIL` line naming where the next append
+    /// goes ends it: everything before that position is what the rebuilt lines name.
     func compactJournalPrefix() -> [UInt8] {
-        RebuiltJournal.prefix(
+        var prefix = RebuiltJournal.prefix(
             header: journal.header(), removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
             format: journal.format)
+        if journal.logsRecords, let packed = records {
+            Journal.appendLine(.tail(packed.logPosition), key: logTailKey, format: journal.format, to: &prefix)
+        }
+        return prefix
     }
 
     /// Begins a rebuild of the journal whose bulk is written outside the lock, when one is

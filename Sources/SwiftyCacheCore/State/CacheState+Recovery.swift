@@ -28,6 +28,7 @@ extension CacheState {
                 throw error
             }
         }
+        beginLogSession()
         for trash in takePendingDeletions() { try? fileSystem.removeFileIfPresent(trash) }
         checkInvariants()
         return report
@@ -110,6 +111,9 @@ extension CacheState {
         report.droppedDamagedEntries = damaged
         redundantOpCount = max(0, summary.recordCount - table.count)
         let dropped = dropIncompleteEntries(removedKeys: &removedKeys)
+        // Commits whose lines a crash lost, read back from the segments.
+        let logged = closedCleanly ? 0 : applyLog(removedKeys: &removedKeys)
+        report.recoveredLoggedChanges = logged
         guard let total = committedTotal() else {
             try wipe(reason: "the journal's lengths add up past Int.max", knownKeys: removedKeys, report: &report)
             return
@@ -128,9 +132,9 @@ extension CacheState {
             try rebuildJournal()
             report.rebuiltJournal = true
             report.migratedFromFileStorage = true
-        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty {
-            // Never append after a torn line, nor keep damaged ones: rewrite the journal from
-            // what was read.
+        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty || logged > 0 {
+            // Never append after a torn line, nor keep damaged ones, nor leave the changes read
+            // from the log unjournaled: rewrite the journal from what was read.
             try rebuildJournal()
             report.rebuiltJournal = true
         } else {

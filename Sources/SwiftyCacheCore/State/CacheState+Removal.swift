@@ -100,6 +100,11 @@ extension CacheState {
         guard journal.failure == nil else { return false }
         guard !indices.isEmpty else { return true }
         for index in indices { journal.append(.remove, key: table.key(at: index)) }
+        // In a logging directory: past every record these lines remove, so that an open after
+        // a crash never reads one of them back from the log.
+        if journal.logsRecords, let packed = records {
+            journal.append(.tail(packed.logPosition), key: logTailKey)
+        }
         do {
             try journal.flush(operation: operation, key: key, freesSpace: true)
         } catch {
@@ -112,6 +117,7 @@ extension CacheState {
         redundantOpCount += indices.count
         noteGarbage()
         try journal.syncIfDurable(operation: operation, key: key)
+        if journal.logsRecords { records?.noteTailJournaled() }
         return true
     }
 

@@ -134,6 +134,11 @@ extension CacheState {
             if let index = table.index(ofKey: key, tag: tag), table.isReadable(index) {
                 table.setLocation(index, location)
             }
+        case .tail(let location):
+            // The key is the identity, sixteen digits; anything else names no log.
+            if let identity = UInt64(String(decoding: key, as: UTF8.self), radix: 16), key.count == 16 {
+                replayedLogTail = (identity, location)
+            }
         }
     }
 }

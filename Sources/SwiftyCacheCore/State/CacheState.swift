@@ -33,6 +33,11 @@ struct CacheState {
     /// one of the last writes.
     var unjournaledTouches = 0
     var nextSequenceNumber: UInt64 = 1
+    /// The identity of this session's log (``LogPrefix``), drawn at random for each session: a
+    /// record's prefix checks only under the identity of the `TAIL` line before it.
+    let logIdentity = UInt64.random(in: 1...UInt64.max)
+    /// The last `TAIL` line a replay met: its identity and where the log goes on.
+    var replayedLogTail: (identity: UInt64, location: ValueLocation)?
     var nextEditorID: UInt64 = 1
     var isClosed = false
     var isCleanupScheduled = false

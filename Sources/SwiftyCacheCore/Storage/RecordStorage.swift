@@ -23,10 +23,32 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
     func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation
 
-    /// Appends a batch's records with one `write`; returns where each starts.
+    /// Appends the record of a whole-entry commit; returns where it starts. In a directory
+    /// whose segments are its log, the record carries its prefix (``LogPrefix``).
     ///
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
-    func appendBatch(_ records: [[UInt8]]) throws(CacheError) -> [ValueLocation]
+    func appendCommit(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation
+
+    /// Appends a batch's records (`nil` for a removal) with one `write`; returns where each
+    /// record starts. In a directory whose segments are its log, removals are written too.
+    ///
+    /// - Complexity: one `write` (plus a sync with `syncsWrites`).
+    func appendBatch(_ members: [(key: String, record: [UInt8]?)]) throws(CacheError) -> [ValueLocation]
+
+    /// Starts writing prefixes checked under `identity` (``PackedStorage/beginLog(identity:)``).
+    func beginLog(identity: UInt64)
+
+    /// Where the next append goes (``PackedStorage/logPosition``).
+    var logPosition: ValueLocation { get }
+
+    /// Bytes appended since the journal's last `TAIL` line.
+    var loggedBytesSinceTail: Int64 { get }
+
+    /// Notes that a `TAIL` line naming ``logPosition`` was journaled.
+    func noteTailJournaled()
+
+    /// Reads the log from `tail` (``PackedStorage/scanLog(from:identity:_:)``).
+    func scanLog(from tail: ValueLocation, identity: UInt64, _ apply: ([LoggedChange]) -> Void) -> Int
 
     /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
     func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?)

@@ -41,3 +41,13 @@ struct PublishFailure: Error {
     var error: CacheError
     var publishedAny: Bool
 }
+
+/// A change read back from a log of records (``RecordStorage/scanLog(from:identity:_:)``): a
+/// set, with its lengths and its record's location, or a removal, and where it was written.
+struct LoggedChange {
+    var key: String
+    /// The record's location for a set; where the removal was written for a removal.
+    var position: ValueLocation
+    /// The set's slot lengths; `nil` for a removal.
+    var lengths: SlotLengths?
+}

@@ -35,6 +35,12 @@ extension PackedStorage {
         var directoryUnsynced = false
         /// Whether ``active`` is in ``unsynced`` already.
         var isActiveUnsynced = false
+        /// The identity of this session's log (``LogPrefix``): set when the directory's
+        /// segments are its log, `nil` otherwise (no prefixes written).
+        var logIdentity: UInt64?
+        /// Bytes appended since the journal's last `TAIL` line: what an open after a crash
+        /// would read of the log.
+        var loggedBytesSinceTail: Int64 = 0
         /// The sums of ``recordBytes`` and ``liveBytes``, kept as they change: every operation
         /// asks whether compaction is due.
         private(set) var totalRecordBytes: Int64 = 0

@@ -143,33 +143,72 @@ extension PackedStorage {
 
     /// Appends `record` to the active segment, rolling to a new one when it is full; returns
     /// where it starts. After a failed write the segment's end is read back, so a torn record
-    /// is only garbage.
+    /// is only garbage. In a logging directory the record is a copy (``LogPrefix/Kind/copy``):
+    /// its journal line is synced before its call returns, and the log never applies it.
     ///
     /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``); a roll adds a file
     ///   creation.
     func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
-        try appendBytes(record, key: key)
+        try appendRecords([LoggedRecord(kind: .copy, key: key, record: record)], key: key)[0]
+    }
+
+    /// Appends the record of a whole-entry commit: in a logging directory with its prefix
+    /// (``LogPrefix/Kind/set``), so that with ``syncsWrites`` the segment's sync alone makes
+    /// the commit durable (an open after a crash applies it from the log).
+    func appendCommit(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
+        try appendRecords([LoggedRecord(kind: .set, key: key, record: record)], key: key)[0]
     }
 
     /// Appends a batch's records with one `write` (and one sync with ``syncsWrites``); returns
-    /// where each starts. A batch larger than a segment fills a new segment of its own.
+    /// where each record starts, in the order of `members` that have one. In a logging
+    /// directory the removals are written too (a prefix alone) and every member but the last
+    /// is marked as continued, so the log applies the batch whole or not at all. A batch larger
+    /// than a segment fills a new segment of its own.
     ///
     /// - Complexity: one copy of the records into one buffer, one `write`.
-    func appendBatch(_ records: [[UInt8]]) throws(CacheError) -> [ValueLocation] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.reduce(0) { $0 + $1.count })
-        for record in records { bytes.append(contentsOf: record) }
-        let start = try appendBytes(bytes, key: nil)
-        var offset = start.offset
-        return records.map { record in
-            defer { offset += Int64(record.count) }
-            return ValueLocation(segment: start.segment, offset: offset)
+    func appendBatch(_ members: [(key: String, record: [UInt8]?)]) throws(CacheError) -> [ValueLocation] {
+        let logged = members.indices.map { index -> LoggedRecord in
+            let member = members[index]
+            let isLast = index == members.count - 1
+            let kind: LogPrefix.Kind =
+                member.record == nil ? (isLast ? .remove : .removeInBatch) : (isLast ? .set : .setInBatch)
+            return LoggedRecord(kind: kind, key: member.key, record: member.record)
         }
+        return try appendRecords(logged, key: nil)
     }
 
-    /// Appends `record` (one record, or a batch's records back to back) to the active segment.
-    private func appendBytes(_ record: [UInt8], key: String?) throws(CacheError) -> ValueLocation {
-        try state.withLock { (segments) throws(CacheError) -> ValueLocation in
+    /// One piece of an append: a record, or in a logging directory a removal's prefix alone.
+    struct LoggedRecord {
+        var kind: LogPrefix.Kind
+        var key: String
+        var record: [UInt8]?
+    }
+
+    /// The bytes one append writes: in a logging directory each piece's prefix, then its
+    /// record; otherwise the records back to back (removals write nothing). Returns them and
+    /// where each record starts in them.
+    private func appendedBytes(_ pieces: [LoggedRecord], identity: UInt64?) -> (bytes: [UInt8], starts: [Int]) {
+        if identity == nil, pieces.count == 1, let record = pieces[0].record { return (record, [0]) }
+        var bytes: [UInt8] = []
+        var starts: [Int] = []
+        starts.reserveCapacity(pieces.count)
+        bytes.reserveCapacity(pieces.reduce(0) { $0 &+ ($1.record?.count ?? 0) &+ 128 })
+        for piece in pieces {
+            if let identity {
+                LogPrefix.append(kind: piece.kind, key: piece.key, record: piece.record, identity: identity, to: &bytes)
+            }
+            guard let record = piece.record else { continue }
+            starts.append(bytes.count)
+            bytes.append(contentsOf: record)
+        }
+        return (bytes, starts)
+    }
+
+    /// Appends `pieces` to the active segment with one `write`; returns where each record starts.
+    private func appendRecords(_ pieces: [LoggedRecord], key: String?) throws(CacheError) -> [ValueLocation] {
+        try state.withLock { (segments) throws(CacheError) -> [ValueLocation] in
+            let (record, starts) = appendedBytes(pieces, identity: segments.logIdentity)
+            guard !record.isEmpty else { return [] }
             if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
                 // The segment was deleted underneath (with the directory, or alone): what is
                 // appended to it would vanish with the process.
@@ -210,12 +249,13 @@ extension PackedStorage {
             }
             segments.activeEnd += Int64(record.count)
             segments.addRecordBytes(Int64(record.count), in: active.number)
+            if segments.logIdentity != nil { segments.loggedBytesSinceTail &+= Int64(record.count) }
             // One dictionary write per segment between syncs, not per commit.
             if !syncsWrites && !segments.isActiveUnsynced {
                 segments.unsynced.insert(active.number)
                 segments.isActiveUnsynced = true
             }
-            return ValueLocation(segment: active.number, offset: offset)
+            return starts.map { ValueLocation(segment: active.number, offset: offset + Int64($0)) }
         }
     }
 
