@@ -7,20 +7,22 @@ public enum JournalFixture {
     public static let packedMagic = "swiftycache.packed"
     /// The magic of a packed journal that may hold `BATCH` lines.
     public static let packedBatchMagic = "swiftycache.packed2"
+    /// The magic of a packed journal whose segments are its log (`syncsWrites`).
+    public static let packedLogMagic = "swiftycache.packed-log"
 
-    /// Whether `firstLine` is a packed journal's magic, either one.
+    /// Whether `firstLine` is a packed journal's magic, any of them.
     static func isPackedMagic(_ firstLine: String?) -> Bool {
-        firstLine == packedMagic || firstLine == packedBatchMagic
+        firstLine == packedMagic || firstLine == packedBatchMagic || firstLine == packedLogMagic
     }
 
     /// The body lines of the journal in `directory` (after the header). A packed journal's
     /// lines are given as file storage writes them: `CLEAN` without the record's segment and
-    /// offset, and no `MOVE` lines; ``rawBodyLines(in:)`` has them as they are.
+    /// offset, and no `MOVE` or `TAIL` lines; ``rawBodyLines(in:)`` has them as they are.
     public static func bodyLines(in directory: URL) throws -> [String] {
         let lines = try allLines(in: directory)
         guard isPackedMagic(lines.first) else { return Array(lines.dropFirst(5)) }
         return lines.dropFirst(6).map(withoutCheck).compactMap { line in
-            if line.hasPrefix("MOVE ") { return nil }
+            if line.hasPrefix("MOVE ") || line.hasPrefix("TAIL ") { return nil }
             guard line.hasPrefix("CLEAN ") else { return line }
             return line.split(separator: " ").dropLast(2).joined(separator: " ")
         }
