@@ -78,9 +78,13 @@ extension DiskLRUCache {
         var passes = 0
         while passes < limit {
             passes += 1
-            let victim = try locked(operation: .compact) { _ -> UInt32? in
-                guard untilClean || compacting.needsCompaction else { return nil }
-                return compacting.compactionCandidate(sealingActive: untilClean)
+            // Outside groups (here and for each copy): a segment a group is being synced in
+            // is never chosen, and no copy lands after a record the log must still read back.
+            let victim = try outsideGroups {
+                try locked(operation: .compact) { _ -> UInt32? in
+                    guard untilClean || compacting.needsCompaction else { return nil }
+                    return compacting.compactionCandidate(sealingActive: untilClean)
+                }
             }
             guard let victim else { return }
             do {
@@ -102,14 +106,18 @@ extension DiskLRUCache {
             for move in batch.records {
                 // Read outside the lock; an I/O failure (not damage) stops this segment's compaction.
                 let record = try compacting.readRecord(key: move.key, location: move.location, lengths: move.lengths)
-                try locked(operation: .compact, key: move.key) { state in
-                    try state.moveRecord(move, record: record, in: compacting)
+                try outsideGroups {
+                    try locked(operation: .compact, key: move.key) { state in
+                        try state.moveRecord(move, record: record, in: compacting)
+                    }
                 }
             }
             cursor = batch.next
         }
-        try locked(operation: .compact) { state in
-            try state.finishCompaction(of: segment, in: compacting)
+        try outsideGroups {
+            try locked(operation: .compact) { state in
+                try state.finishCompaction(of: segment, in: compacting)
+            }
         }
     }
 }

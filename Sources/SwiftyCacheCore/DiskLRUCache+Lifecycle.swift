@@ -10,14 +10,14 @@ extension DiskLRUCache {
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
         try validateForReading(key, operation: .remove)
-        return try locked(operation: .remove, key: key, claimsCleanup: true) { try $0.remove(key: key) }
+        return try outsideGroups { try locked(operation: .remove, key: key, claimsCleanup: true) { try $0.remove(key: key) } }
     }
 
     /// Removes every committed entry that is not being edited.
     ///
     /// - Throws: ``CacheError/Code/cacheClosed``, ``CacheError/Code/journalUnavailable``.
     public func evictAll() throws {
-        try locked(operation: .evictAll) { try $0.removeAll() }
+        try outsideGroups { try locked(operation: .evictAll) { try $0.removeAll() } }
     }
 
     // MARK: Lifecycle
@@ -39,7 +39,7 @@ extension DiskLRUCache {
     /// - Throws: The first I/O error met; the cache is closed regardless.
     public func close() throws {
         journalWatcher.withLock { $0?.stop() }
-        let failure = rebuildGate.withLock { _ in withState { $0.close() } }
+        let failure = outsideGroups { rebuildGate.withLock { _ in withState { $0.close() } } }
         changeHub.finish()
         if let failure { throw failure.reported(by: .close) }
     }

@@ -67,6 +67,10 @@ public final class DiskLRUCache: Sendable {
     /// `close()`, so that the cache never closes (and releases its directory) while a rebuild
     /// writes `journal.tmp` outside the cache lock. Taken before the cache lock, never under it.
     let rebuildGate = LockedState(0)
+    /// Packed storage with ``Options/syncsWrites``, whose segments are its log: the durable
+    /// commits of concurrent callers share syncs (``GroupCommit``). Taken before the cache
+    /// lock, never under it.
+    let groupCommit: GroupCommit<CacheState.GroupMember, CacheState.GroupOutcome>?
 
     /// Opens the cache in `directory`, creating the directory (mode 0700) if needed.
     ///
@@ -150,6 +154,8 @@ public final class DiskLRUCache: Sendable {
         // Zeros written to the page cache, once (and again as the cache grows).
         spaceReserve?.ensure(liveBytes: storage.compactingStorage?.liveBytes ?? 0)
         let needsCleanup = state.claimCleanup()
+        self.groupCommit =
+            options.syncsWrites && state.journal.logsRecords && storage.recordStorage != nil ? GroupCommit() : nil
         self.state = LockedState(state)
         if needsCleanup { scheduleCleanup() }
     }
@@ -263,10 +269,14 @@ public final class DiskLRUCache: Sendable {
         // committed in one lock hold.
         if let records = storage.recordStorage, let record = records.encodeRecord(key: key, values: values) {
             let lengths = SlotLengths(values.lazy.map(\.count))
-            let committed = try locked(operation: .setData, key: key, claimsCleanup: true) { state in
-                try state.commitRecord(key: key, lengths: lengths, record: record)
+            if let groupCommit {
+                if try commitInGroup(groupCommit, key: key, lengths: lengths, record: record) { return }
+            } else {
+                let committed = try locked(operation: .setData, key: key, claimsCleanup: true) { state in
+                    try state.commitRecord(key: key, lengths: lengths, record: record)
+                }
+                if committed { return }
             }
-            if committed { return }
         }
         try writeAtOnce(key: key, slots: 0..<valueCount, requiresEntry: false, operation: .setData) { values[$0] }
     }

@@ -22,6 +22,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         var writeHold: (threshold: Int, hold: CallHold)?
         var unlinkHold: (pathSubstring: String, hold: CallHold)?
         var pageCache = PageCache.unknown
+        /// With ``recordSyncs()``: each file's size at its last successful `fsync`, by identity.
+        var syncedSizes: [FileIdentity: Int64]?
     }
 
     /// What ``readIfCached(_:into:at:)`` and ``openIfCached(cString:flags:)`` report, so that
@@ -82,6 +84,21 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// What the reads from memory find from now on.
     package func setPageCache(_ pageCache: PageCache) {
         plan.withLock { $0.pageCache = pageCache }
+    }
+
+    /// Records from now on each file's size at its last successful `fsync`: what a power cut
+    /// that drops everything unsynced would leave (``syncedSize(ofFileAt:)``).
+    package func recordSyncs() {
+        plan.withLock { $0.syncedSizes = [:] }
+    }
+
+    /// The size the file at `path` had at its last successful `fsync` since ``recordSyncs()``;
+    /// `nil` when it was never synced.
+    package func syncedSize(ofFileAt path: String) -> Int64? {
+        guard let fd = try? base.open(path, flags: OpenFlags.readOnly, mode: 0) else { return nil }
+        defer { try? base.close(fd) }
+        guard let identity = try? base.identity(of: fd) else { return nil }
+        return plan.withLock { $0.syncedSizes?[identity] }
     }
 
     /// Stops injecting faults.
@@ -175,7 +192,13 @@ package final class FaultInjectingFileSystem: FileSystem {
     }
     package func fsync(_ fd: Int32) throws(SystemCallFailure) {
         try check("fsync")
+        let records = plan.withLock { $0.syncedSizes != nil }
+        // The size before the sync: a write racing it may or may not be covered.
+        let size = records ? try? base.size(of: fd) : nil
         try base.fsync(fd)
+        if let size, let identity = try? base.identity(of: fd) {
+            plan.withLock { $0.syncedSizes?[identity] = size }
+        }
     }
     package func rename(_ source: String, to destination: String) throws(SystemCallFailure) {
         try check("rename", path: source)

@@ -49,6 +49,9 @@ final class ConditionLock<Value>: @unchecked Sendable {
         return body(&value)
     }
 
+    /// Wakes every waiter. Call it holding the lock.
+    func broadcast() { pthread_cond_broadcast(condition) }
+
     /// Wakes one waiter.
     func signal() {
         lock()

@@ -52,8 +52,8 @@ extension CacheState {
     /// deleted, with or without `syncsWrites` (once per compacted segment): a power cut then
     /// never finds a journal naming records in a segment that is gone.
     mutating func finishCompaction(of segment: UInt32, in storage: any CompactingStorage) throws(CacheError) {
-        if journal.logsRecords, let packed = records {
-            journal.append(.tail(packed.logPosition), key: logTailKey)
+        if journal.logsRecords, records != nil {
+            journal.append(.tail(logTailPosition), key: logTailKey)
         }
         try journal.flush(operation: .compact)
         try storage.makeDurable(operation: .compact)

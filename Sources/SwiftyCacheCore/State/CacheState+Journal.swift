@@ -47,8 +47,8 @@ extension CacheState {
         var prefix = RebuiltJournal.prefix(
             header: journal.header(), removedKeys: undeletedKeys.filter { table.index(of: $0) == nil },
             format: journal.format)
-        if journal.logsRecords, let packed = records {
-            Journal.appendLine(.tail(packed.logPosition), key: logTailKey, format: journal.format, to: &prefix)
+        if journal.logsRecords, records != nil {
+            Journal.appendLine(.tail(logTailPosition), key: logTailKey, format: journal.format, to: &prefix)
         }
         return prefix
     }

@@ -18,6 +18,15 @@ extension CacheState {
         return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
     }
 
+    /// Where a `TAIL` line may point now: where the next append goes, or where a group
+    /// awaiting its sync starts, whichever comes first.
+    var logTailPosition: ValueLocation {
+        guard let packed = records else { return .none }
+        let next = packed.logPosition
+        guard let pending = pendingGroupStart, pending.precedes(next) else { return next }
+        return pending
+    }
+
     /// Bytes the log may grow past its last `TAIL` line before a commit journals another (and
     /// with `syncsWrites` syncs the journal): what an open after a crash reads at most, beside
     /// the records of the last batch.
@@ -53,7 +62,7 @@ extension CacheState {
     /// `syncsWrites`, syncs the journal too. A failure leaves the journal broken, as any.
     mutating func journalLogTail(durably: Bool, operation: CacheError.Operation) {
         guard journal.logsRecords, journal.failure == nil, let packed = records else { return }
-        journal.append(.tail(packed.logPosition), key: logTailKey)
+        journal.append(.tail(logTailPosition), key: logTailKey)
         do {
             try journal.flush(operation: operation)
             if durably { try journal.syncIfDurable(operation: operation, key: nil, includesDirectory: false) }

@@ -102,8 +102,8 @@ extension CacheState {
         for index in indices { journal.append(.remove, key: table.key(at: index)) }
         // In a logging directory: past every record these lines remove, so that an open after
         // a crash never reads one of them back from the log.
-        if journal.logsRecords, let packed = records {
-            journal.append(.tail(packed.logPosition), key: logTailKey)
+        if journal.logsRecords, records != nil {
+            journal.append(.tail(logTailPosition), key: logTailKey)
         }
         do {
             try journal.flush(operation: operation, key: key, freesSpace: true)

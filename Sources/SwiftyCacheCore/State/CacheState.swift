@@ -38,6 +38,9 @@ struct CacheState {
     let logIdentity = UInt64.random(in: 1...UInt64.max)
     /// The last `TAIL` line a replay met: its identity and where the log goes on.
     var replayedLogTail: (identity: UInt64, location: ValueLocation)?
+    /// Where the appends of a group being synced start (``GroupCommit``): no `TAIL` line may
+    /// pass it until the group is applied, or an open after a crash would not read it back.
+    var pendingGroupStart: ValueLocation?
     var nextEditorID: UInt64 = 1
     var isClosed = false
     var isCleanupScheduled = false

@@ -35,6 +35,14 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
     func appendBatch(_ members: [(key: String, record: [UInt8]?)]) throws(CacheError) -> [ValueLocation]
 
+    /// Appends a group's commits with one `write` and no sync
+    /// (``PackedStorage/appendGroup(_:)``): where the write starts, and each record.
+    func appendGroup(_ commits: [(key: String, record: [UInt8])]) throws(CacheError)
+        -> (start: ValueLocation, locations: [ValueLocation])
+
+    /// Forces the segment a group was appended to to stable storage.
+    func syncGroup(segment number: UInt32) throws(CacheError)
+
     /// Starts writing prefixes checked under `identity` (``PackedStorage/beginLog(identity:)``).
     func beginLog(identity: UInt64)
 

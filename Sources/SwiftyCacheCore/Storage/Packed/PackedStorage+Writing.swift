@@ -177,6 +177,38 @@ extension PackedStorage {
         return try appendRecords(logged, key: nil)
     }
 
+    /// Appends a group's commits (``GroupCommit``) with one `write` and no sync: each record a
+    /// commit of its own (``LogPrefix/Kind/set``). Returns where the write starts (a `TAIL`
+    /// line must not pass it until the group is applied) and where each record starts; the
+    /// caller syncs with ``syncGroup(segment:)`` outside the cache lock.
+    func appendGroup(_ commits: [(key: String, record: [UInt8])]) throws(CacheError)
+        -> (start: ValueLocation, locations: [ValueLocation])
+    {
+        let pieces = commits.map { LoggedRecord(kind: .set, key: $0.key, record: $0.record) }
+        var start = ValueLocation.none
+        let locations = try appendRecords(pieces, key: commits.count == 1 ? commits[0].key : nil, syncs: false) {
+            start = $0
+        }
+        return (start, locations)
+    }
+
+    /// Forces segment `number`, which a group was appended to, to stable storage. A failed
+    /// sync ends appending to it (the kernel may have dropped its pages and report the next
+    /// sync as a success): the next commit rolls to a new segment.
+    func syncGroup(segment number: UInt32) throws(CacheError) {
+        do {
+            try syncSegment(number)
+        } catch {
+            state.withLock { segments in
+                if segments.active?.number == number {
+                    segments.active = nil
+                    segments.isActiveUnsynced = false
+                }
+            }
+            throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(number))
+        }
+    }
+
     /// One piece of an append: a record, or in a logging directory a removal's prefix alone.
     struct LoggedRecord {
         var kind: LogPrefix.Kind
@@ -204,9 +236,13 @@ extension PackedStorage {
         return (bytes, starts)
     }
 
-    /// Appends `pieces` to the active segment with one `write`; returns where each record starts.
-    private func appendRecords(_ pieces: [LoggedRecord], key: String?) throws(CacheError) -> [ValueLocation] {
-        try state.withLock { (segments) throws(CacheError) -> [ValueLocation] in
+    /// Appends `pieces` to the active segment with one `write` (and with `syncs` one sync);
+    /// returns where each record starts, and passes where the write starts to `started`.
+    private func appendRecords(
+        _ pieces: [LoggedRecord], key: String?, syncs: Bool? = nil, started: (ValueLocation) -> Void = { _ in }
+    ) throws(CacheError) -> [ValueLocation] {
+        let syncs = syncs ?? syncsWrites
+        return try state.withLock { (segments) throws(CacheError) -> [ValueLocation] in
             let (record, starts) = appendedBytes(pieces, identity: segments.logIdentity)
             guard !record.isEmpty else { return [] }
             if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
@@ -226,6 +262,7 @@ extension PackedStorage {
             }
             guard let active = segments.active else { throw CacheError.packedInvariant(key: key ?? "", slot: 0) }
             let offset = segments.activeEnd
+            started(ValueLocation(segment: active.number, offset: offset))
             do {
                 try fileSystem.writeAll(active.fd, record)
             } catch {
@@ -234,7 +271,7 @@ extension PackedStorage {
                 segments.activeEnd = end
                 throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
             }
-            if syncsWrites {
+            if syncs {
                 do {
                     try fileSystem.fsync(active.fd)
                 } catch {
