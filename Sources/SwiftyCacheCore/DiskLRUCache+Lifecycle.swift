@@ -10,7 +10,9 @@ extension DiskLRUCache {
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
         try validateForReading(key, operation: .remove)
-        return try outsideGroups { try locked(operation: .remove, key: key, claimsCleanup: true) { try $0.remove(key: key) } }
+        return try outsideGroups {
+            try locked(operation: .remove, key: key, claimsCleanup: true) { try $0.remove(key: key) }
+        }
     }
 
     /// Removes every committed entry that is not being edited.
