@@ -6,6 +6,16 @@ extension DiskLRUCache {
         /// record), the journal and the directory; a removal, `evictAll` and eviction sync the
         /// journal lines that record them (an eviction a commit makes, with the commit's sync).
         ///
+        /// In ``Storage/packed`` storage the segments become the directory's log (once, when
+        /// the first cache with this option opens it; releases before that refuse the
+        /// directory afterwards): a commit of small values syncs the segment its record is
+        /// appended to and nothing else, as does a ``DiskLRUCache/write(_:)`` batch, and the
+        /// commits of concurrent callers share one sync (each returns once its own is
+        /// durable, and is visible to readers only from then on). An open after a crash reads
+        /// back from the segments the commits whose journal lines were lost. A call that
+        /// throws after its record was synced may still show after such an open; an entry
+        /// evicted just before the crash may come back until the next eviction.
+        ///
         /// Without it (the default), a killed process loses nothing that returned, and a power
         /// loss may drop recent changes (a key written since may read as its earlier value or
         /// as a miss) but nothing older: whatever replaces or deletes bytes already on disk (a
