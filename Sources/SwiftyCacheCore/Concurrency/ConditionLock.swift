@@ -43,6 +43,27 @@ final class ConditionLock<Value>: @unchecked Sendable {
     /// Releases the lock until ``signal()``, then takes it again. Call it holding the lock.
     func wait() { pthread_cond_wait(condition, mutex) }
 
+    /// ``wait()`` for at most `nanoseconds` (a wakeup may come earlier: the caller checks what
+    /// it waits for again). Call it holding the lock.
+    func wait(nanoseconds: Int) {
+        // The deadline is on the realtime clock, the one every platform's timed wait takes; a
+        // jump of that clock only lengthens or shortens this one short wait.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let total = Int(now.tv_nsec) &+ max(0, nanoseconds)
+        var deadline = timespec()
+        deadline.tv_sec = now.tv_sec &+ total / 1_000_000_000
+        deadline.tv_nsec = total % 1_000_000_000
+        _ = pthread_cond_timedwait(condition, mutex, &deadline)
+    }
+
+    /// Nanoseconds on the monotonic clock, for measuring how long something took.
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         lock()
         defer { unlock() }

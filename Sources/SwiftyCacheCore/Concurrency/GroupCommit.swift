@@ -5,6 +5,13 @@
 /// the next leader covers them all with the next sync. Every caller returns its own outcome
 /// once the group that took it has finished.
 ///
+/// One group at a time means the callers of a running group cannot be in the next: with four
+/// writers, groups would alternate between two and two. So a new leader first waits, a short
+/// while, for as many members as were active around the last group (its members and those
+/// that queued while it ran), at most half the last group's run (its sync, mostly)
+/// and never more than ``longestGathering``; a lone writer waits for nobody. The writers of
+/// the last group, back with their next commit, then join the same group as the others.
+///
 /// ``exclusive(_:)`` runs work that must not overlap a group (compaction's copies, a close):
 /// it waits for the running group to finish and keeps the next one from starting meanwhile.
 ///
@@ -16,7 +23,16 @@ final class GroupCommit<Member: Sendable, Outcome: Sendable>: Sendable {
         var outcomes: [UInt64: Outcome] = [:]
         var isRunning = false
         var nextTicket: UInt64 = 0
+        /// How many members the next group waits for: those active around the last group.
+        var expected = 1
+        /// How long the last group's run took.
+        var lastRunNanoseconds: UInt64 = 0
+        /// Whether a leader is waiting for members (a submission then wakes it).
+        var isGathering = false
     }
+
+    /// The longest a leader waits for members.
+    static var longestGathering: UInt64 { 500_000 }
 
     private let queue = ConditionLock(Queue())
 
@@ -32,6 +48,7 @@ final class GroupCommit<Member: Sendable, Outcome: Sendable>: Sendable {
         let ticket = queue.value.nextTicket
         queue.value.nextTicket &+= 1
         queue.value.pending.append((ticket, member))
+        if queue.value.isGathering && queue.value.pending.count >= queue.value.expected { queue.broadcast() }
         while true {
             if let outcome = queue.value.outcomes.removeValue(forKey: ticket) {
                 queue.unlock()
@@ -42,17 +59,38 @@ final class GroupCommit<Member: Sendable, Outcome: Sendable>: Sendable {
                 continue
             }
             queue.value.isRunning = true
+            gatherMembers()
             let group = queue.value.pending
             queue.value.pending.removeAll(keepingCapacity: true)
             queue.unlock()
+            let start = ConditionLock<Queue>.monotonicNanoseconds()
             let outcomes = run(group.map(\.member))
+            let end = ConditionLock<Queue>.monotonicNanoseconds()
             queue.lock()
+            queue.value.lastRunNanoseconds = end &- start
+            // Active around this group: its members and those that queued meanwhile.
+            queue.value.expected = max(1, group.count + queue.value.pending.count)
             for (index, entry) in group.enumerated() where index < outcomes.count {
                 queue.value.outcomes[entry.ticket] = outcomes[index]
             }
             queue.value.isRunning = false
             queue.broadcast()
         }
+    }
+
+    /// Waits, holding the queue's lock as a leader, until the members expected have queued or
+    /// the gathering time is over.
+    private func gatherMembers() {
+        guard queue.value.pending.count < queue.value.expected else { return }
+        let window = min(Self.longestGathering, queue.value.lastRunNanoseconds / 2)
+        let deadline = ConditionLock<Queue>.monotonicNanoseconds() &+ window
+        queue.value.isGathering = true
+        while queue.value.pending.count < queue.value.expected {
+            let now = ConditionLock<Queue>.monotonicNanoseconds()
+            guard now < deadline else { break }
+            queue.wait(nanoseconds: Int(deadline - now))
+        }
+        queue.value.isGathering = false
     }
 
     /// Runs `body` while no group runs.
