@@ -26,6 +26,38 @@ extension PackedStorage {
     /// Notes that a `TAIL` line naming ``logPosition`` was journaled.
     func noteTailJournaled() { state.withLock { $0.loggedBytesSinceTail = 0 } }
 
+    /// Appends a group's commits (``GroupCommit``) with one `write` and no sync: each record a
+    /// commit of its own (``LogPrefix/Kind/set``). Returns where the write starts (a `TAIL`
+    /// line must not pass it until the group is applied) and where each record starts; the
+    /// caller syncs with ``syncGroup(segment:)`` outside the cache lock.
+    func appendGroup(_ commits: [(key: String, record: [UInt8])]) throws(CacheError)
+        -> (start: ValueLocation, locations: [ValueLocation])
+    {
+        let pieces = commits.map { LoggedRecord(kind: .set, key: $0.key, record: $0.record) }
+        var start = ValueLocation.none
+        let locations = try appendRecords(pieces, key: commits.count == 1 ? commits[0].key : nil, syncs: false) {
+            start = $0
+        }
+        return (start, locations)
+    }
+
+    /// Forces segment `number`, which a group was appended to, to stable storage. A failed
+    /// sync ends appending to it (the kernel may have dropped its pages and report the next
+    /// sync as a success): the next commit rolls to a new segment.
+    func syncGroup(segment number: UInt32) throws(CacheError) {
+        do {
+            try syncSegment(number)
+        } catch {
+            state.withLock { segments in
+                if segments.active?.number == number {
+                    segments.active = nil
+                    segments.isActiveUnsynced = false
+                }
+            }
+            throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(number))
+        }
+    }
+
     /// Reads the log from `tail` on, in every segment from `tail.segment` up in order, and
     /// passes each complete change to `apply`: a batch's members together, once its last is
     /// read. A segment's log ends at the first bytes that are not a whole prefix and record

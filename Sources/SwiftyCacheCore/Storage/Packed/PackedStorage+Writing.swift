@@ -149,14 +149,14 @@ extension PackedStorage {
     /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``); a roll adds a file
     ///   creation.
     func append(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
-        try appendRecords([LoggedRecord(kind: .copy, key: key, record: record)], key: key)[0]
+        try appendOne(record, kind: .copy, key: key)
     }
 
     /// Appends the record of a whole-entry commit: in a logging directory with its prefix
     /// (``LogPrefix/Kind/set``), so that with ``syncsWrites`` the segment's sync alone makes
     /// the commit durable (an open after a crash applies it from the log).
     func appendCommit(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
-        try appendRecords([LoggedRecord(kind: .set, key: key, record: record)], key: key)[0]
+        try appendOne(record, kind: .set, key: key)
     }
 
     /// Appends a batch's records with one `write` (and one sync with ``syncsWrites``); returns
@@ -177,38 +177,6 @@ extension PackedStorage {
         return try appendRecords(logged, key: nil)
     }
 
-    /// Appends a group's commits (``GroupCommit``) with one `write` and no sync: each record a
-    /// commit of its own (``LogPrefix/Kind/set``). Returns where the write starts (a `TAIL`
-    /// line must not pass it until the group is applied) and where each record starts; the
-    /// caller syncs with ``syncGroup(segment:)`` outside the cache lock.
-    func appendGroup(_ commits: [(key: String, record: [UInt8])]) throws(CacheError)
-        -> (start: ValueLocation, locations: [ValueLocation])
-    {
-        let pieces = commits.map { LoggedRecord(kind: .set, key: $0.key, record: $0.record) }
-        var start = ValueLocation.none
-        let locations = try appendRecords(pieces, key: commits.count == 1 ? commits[0].key : nil, syncs: false) {
-            start = $0
-        }
-        return (start, locations)
-    }
-
-    /// Forces segment `number`, which a group was appended to, to stable storage. A failed
-    /// sync ends appending to it (the kernel may have dropped its pages and report the next
-    /// sync as a success): the next commit rolls to a new segment.
-    func syncGroup(segment number: UInt32) throws(CacheError) {
-        do {
-            try syncSegment(number)
-        } catch {
-            state.withLock { segments in
-                if segments.active?.number == number {
-                    segments.active = nil
-                    segments.isActiveUnsynced = false
-                }
-            }
-            throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(number))
-        }
-    }
-
     /// One piece of an append: a record, or in a logging directory a removal's prefix alone.
     struct LoggedRecord {
         var kind: LogPrefix.Kind
@@ -220,7 +188,6 @@ extension PackedStorage {
     /// record; otherwise the records back to back (removals write nothing). Returns them and
     /// where each record starts in them.
     private func appendedBytes(_ pieces: [LoggedRecord], identity: UInt64?) -> (bytes: [UInt8], starts: [Int]) {
-        if identity == nil, pieces.count == 1, let record = pieces[0].record { return (record, [0]) }
         var bytes: [UInt8] = []
         var starts: [Int] = []
         starts.reserveCapacity(pieces.count)
@@ -238,62 +205,88 @@ extension PackedStorage {
 
     /// Appends `pieces` to the active segment with one `write` (and with `syncs` one sync);
     /// returns where each record starts, and passes where the write starts to `started`.
-    private func appendRecords(
+    func appendRecords(
         _ pieces: [LoggedRecord], key: String?, syncs: Bool? = nil, started: (ValueLocation) -> Void = { _ in }
     ) throws(CacheError) -> [ValueLocation] {
         let syncs = syncs ?? syncsWrites
         return try state.withLock { (segments) throws(CacheError) -> [ValueLocation] in
-            let (record, starts) = appendedBytes(pieces, identity: segments.logIdentity)
-            guard !record.isEmpty else { return [] }
-            if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
-                // The segment was deleted underneath (with the directory, or alone): what is
-                // appended to it would vanish with the process.
-                let failure = directory.writeFailure(
-                    SystemCallFailure(call: "fstat", errno: Errno.noEntry), operation: .commit,
-                    path: segmentPath(active.number), key: key)
-                if failure.isDirectoryVanished { throw failure }
+            let (bytes, starts) = appendedBytes(pieces, identity: segments.logIdentity)
+            guard !bytes.isEmpty else { return [] }
+            let start = try appendLocked(&segments, bytes, key: key, syncs: syncs)
+            started(start)
+            return starts.map { ValueLocation(segment: start.segment, offset: start.offset + Int64($0)) }
+        }
+    }
+
+    /// Appends one record (with its prefix of `kind` in a logging directory); returns where
+    /// the record starts. The path of every single commit: no array but the record's.
+    private func appendOne(_ record: [UInt8], kind: LogPrefix.Kind, key: String) throws(CacheError) -> ValueLocation {
+        try state.withLock { (segments) throws(CacheError) -> ValueLocation in
+            guard let identity = segments.logIdentity else {
+                return try appendLocked(&segments, record, key: key, syncs: syncsWrites)
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(record.count &+ LogPrefix.size(keyLength: key.utf8.count))
+            LogPrefix.append(kind: kind, key: key, record: record, identity: identity, to: &bytes)
+            let prefixSize = bytes.count
+            bytes.append(contentsOf: record)
+            let start = try appendLocked(&segments, bytes, key: key, syncs: syncsWrites)
+            return ValueLocation(segment: start.segment, offset: start.offset + Int64(prefixSize))
+        }
+    }
+
+    /// Writes `bytes` at the end of the active segment (rolling to a new one when it is full),
+    /// under the storage's lock; with `syncs`, syncs it. Returns where they start.
+    private func appendLocked(_ segments: inout Segments, _ bytes: [UInt8], key: String?, syncs: Bool)
+        throws(CacheError) -> ValueLocation
+    {
+        if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
+            // The segment was deleted underneath (with the directory, or alone): what is
+            // appended to it would vanish with the process.
+            let failure = directory.writeFailure(
+                SystemCallFailure(call: "fstat", errno: Errno.noEntry), operation: .commit,
+                path: segmentPath(active.number), key: key)
+            if failure.isDirectoryVanished { throw failure }
+            segments.active = nil
+            segments.isActiveUnsynced = false
+        }
+        if segments.active == nil
+            || segments.activeEnd + Int64(bytes.count) > rollSize(liveBytes: segments.totalLiveBytes)
+        {
+            try roll(&segments, key: key)
+        }
+        guard let active = segments.active else { throw CacheError.packedInvariant(key: key ?? "", slot: 0) }
+        let offset = segments.activeEnd
+        do {
+            try fileSystem.writeAll(active.fd, bytes)
+        } catch {
+            let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
+            segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
+            segments.activeEnd = end
+            throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
+        }
+        if syncs {
+            do {
+                try fileSystem.fsync(active.fd)
+            } catch {
+                // The kernel may have dropped this segment's unwritten pages and report its
+                // next sync as a success: nothing more is appended to it. The record is
+                // garbage; the next commit rolls to a new segment.
+                segments.addRecordBytes(Int64(bytes.count), in: active.number)
                 segments.active = nil
                 segments.isActiveUnsynced = false
-            }
-            if segments.active == nil
-                || segments.activeEnd + Int64(record.count) > rollSize(liveBytes: segments.totalLiveBytes)
-            {
-                try roll(&segments, key: key)
-            }
-            guard let active = segments.active else { throw CacheError.packedInvariant(key: key ?? "", slot: 0) }
-            let offset = segments.activeEnd
-            started(ValueLocation(segment: active.number, offset: offset))
-            do {
-                try fileSystem.writeAll(active.fd, record)
-            } catch {
-                let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
-                segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
-                segments.activeEnd = end
                 throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
             }
-            if syncs {
-                do {
-                    try fileSystem.fsync(active.fd)
-                } catch {
-                    // The kernel may have dropped this segment's unwritten pages and report its
-                    // next sync as a success: nothing more is appended to it. The record is
-                    // garbage; the next commit rolls to a new segment.
-                    segments.addRecordBytes(Int64(record.count), in: active.number)
-                    segments.active = nil
-                    segments.isActiveUnsynced = false
-                    throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
-                }
-            }
-            segments.activeEnd += Int64(record.count)
-            segments.addRecordBytes(Int64(record.count), in: active.number)
-            if segments.logIdentity != nil { segments.loggedBytesSinceTail &+= Int64(record.count) }
-            // One dictionary write per segment between syncs, not per commit.
-            if !syncsWrites && !segments.isActiveUnsynced {
-                segments.unsynced.insert(active.number)
-                segments.isActiveUnsynced = true
-            }
-            return starts.map { ValueLocation(segment: active.number, offset: offset + Int64($0)) }
         }
+        segments.activeEnd += Int64(bytes.count)
+        segments.addRecordBytes(Int64(bytes.count), in: active.number)
+        if segments.logIdentity != nil { segments.loggedBytesSinceTail &+= Int64(bytes.count) }
+        // One dictionary write per segment between syncs, not per commit.
+        if !syncsWrites && !segments.isActiveUnsynced {
+            segments.unsynced.insert(active.number)
+            segments.isActiveUnsynced = true
+        }
+        return ValueLocation(segment: active.number, offset: offset)
     }
 
     /// Starts a new active segment: writes its header to `journal.segment.tmp`, then gives it
