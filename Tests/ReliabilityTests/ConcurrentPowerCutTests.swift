@@ -93,14 +93,7 @@ import Glibc
                 cache.waitForBackgroundWork()
             }
             mounted = false
-            guard try PowerCutTests.unmount(mountPoint) else {
-                Issue.record("the image did not unmount after round \(round)")
-                return
-            }
-            guard try runCommand(["mount", "-o", "loop", image, mountPoint]).status == 0 else {
-                Issue.record("the image did not mount again after round \(round)")
-                return
-            }
+            guard try PowerCutTests.remount(image, at: mountPoint, after: round) else { return }
             mounted = true
             let cache = try PowerCutTests.openCache(url, storage: .packed, syncsWrites: true)
             if let reason = cache.recoveryReport.wipeReason { violations.append("round \(round): wiped (\(reason))") }

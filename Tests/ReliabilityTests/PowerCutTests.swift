@@ -95,6 +95,20 @@ import Darwin
 
     /// Unmounts, waiting (60 s at most) for what the closed cache's background work still holds
     /// open, a compaction reading a segment for example, to be let go.
+    /// Unmounts the image cut in `round` and mounts it again; records an issue and returns
+    /// `false` when either fails.
+    static func remount(_ image: String, at mountPoint: String, after round: Int) throws -> Bool {
+        guard try unmount(mountPoint) else {
+            Issue.record("the image did not unmount after round \(round)")
+            return false
+        }
+        guard try runCommand(["mount", "-o", "loop", image, mountPoint]).status == 0 else {
+            Issue.record("the image did not mount again after round \(round)")
+            return false
+        }
+        return true
+    }
+
     static func unmount(_ mountPoint: String) throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(60)
         while try runCommand(["umount", mountPoint]).status != 0 {
@@ -205,14 +219,7 @@ import Darwin
                 cache.waitForBackgroundWork()
             }
             mounted = false
-            guard try Self.unmount(mountPoint) else {
-                Issue.record("the image did not unmount after round \(round)")
-                return
-            }
-            guard try runCommand(["mount", "-o", "loop", image, mountPoint]).status == 0 else {
-                Issue.record("the image did not mount again after round \(round)")
-                return
-            }
+            guard try Self.remount(image, at: mountPoint, after: round) else { return }
             mounted = true
             let cache = try Self.openCache(url, storage: storage, syncsWrites: syncsWrites)
             if let reason = cache.recoveryReport.wipeReason {

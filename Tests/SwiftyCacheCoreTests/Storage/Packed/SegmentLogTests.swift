@@ -30,6 +30,13 @@ import Testing
         try handle.close()
     }
 
+    /// Kills `cache`, loses the journal's lines after `size` bytes, and opens the directory again.
+    func reopenAfterCrash(_ cache: DiskLRUCache, losingJournalAfter size: Int) throws -> DiskLRUCache {
+        cache.simulateCrash()
+        try loseJournal(after: size)
+        return try open()
+    }
+
     /// The segment files, oldest first.
     func segments(in url: URL? = nil) throws -> [URL] {
         try FileManager.default.contentsOfDirectory(atPath: (url ?? directory.url).path(percentEncoded: false))
@@ -50,9 +57,7 @@ import Testing
         try cache.setData(pair("b"), forKey: "b")
         try cache.setData(pair("c1"), forKey: "c")
         try cache.setData(pair("c2"), forKey: "c")
-        cache.simulateCrash()
-        try loseJournal(after: kept)
-        let reopened = try open()
+        let reopened = try reopenAfterCrash(cache, losingJournalAfter: kept)
         #expect(reopened.recoveryReport.recoveredLoggedChanges == 3)
         #expect(try reopened.data(forKey: "a") == pair("a"))
         #expect(try reopened.data(forKey: "b") == pair("b"))
@@ -90,9 +95,7 @@ import Testing
         #expect(try cache.removeValue(forKey: "a"))
         let afterRemoval = try journalSize()
         try cache.setData(pair("b"), forKey: "b")
-        cache.simulateCrash()
-        try loseJournal(after: afterRemoval)
-        let reopened = try open()
+        let reopened = try reopenAfterCrash(cache, losingJournalAfter: afterRemoval)
         #expect(try reopened.data(forKey: "a") == nil)
         #expect(try reopened.data(forKey: "b") == pair("b"))
         #expect(reopened.count == 1)
@@ -107,9 +110,7 @@ import Testing
         batch.removeValue(forKey: "a")
         batch.setData(pair("y"), forKey: "y")
         try cache.write(batch)
-        cache.simulateCrash()
-        try loseJournal(after: kept)
-        let reopened = try open()
+        let reopened = try reopenAfterCrash(cache, losingJournalAfter: kept)
         #expect(reopened.recoveryReport.recoveredLoggedChanges == 3)
         #expect(try reopened.data(forKey: "x") == pair("x"))
         #expect(try reopened.data(forKey: "y") == pair("y"))
