@@ -22,7 +22,7 @@ import Darwin
     /// this one (its index was a dictionary of `String`s, this one's a key arena), wrote
     /// xxHash names with their `objectcache-keys` record and JSON by the built-in coder.
     static let releases = [
-        "b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06", "d1fdf6b", "aedfbf8", "77faef8",
+        "b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06", "d1fdf6b", "aedfbf8", "77faef8", "3782518",
     ]
 
     static func fixtures(_ release: String) -> URL {
@@ -71,17 +71,17 @@ import Darwin
     }
 
     /// The saved index an earlier release left at its clean close (the first form,
-    /// `SCIDX001`) still loads: the copy's marker is rewritten to vouch for the copied journal
+    /// `SCIDX001`, or from 3782518 on the image, `SCIDX002`) still loads: the copy's marker is rewritten to vouch for the copied journal
     /// (a copy is another file, which voids the marker), and the open loads the index instead of
     /// replaying, with every value as the release wrote it.
-    @Test(arguments: ["aedfbf8", "77faef8"])
-    func anEarlierReleasesSavedIndexLoads(release: String) throws {
+    @Test(arguments: [("aedfbf8", "SCIDX001"), ("77faef8", "SCIDX001"), ("3782518", "SCIDX002")])
+    func anEarlierReleasesSavedIndexLoads(release: String, form: String) throws {
         let (temporary, url) = try Self.copy("engine-files", of: release)
         _ = temporary
         let marker = url.appending(path: "journal.clean")
         var bytes = try Data(contentsOf: marker)
         let lineEnd = try #require(bytes.firstIndex(of: UInt8(ascii: "\n")))
-        #expect(bytes.range(of: Data("SCIDX001".utf8)) != nil)
+        #expect(bytes.range(of: Data(form.utf8)) != nil)
         var status = stat()
         try #require(stat(url.appending(path: "journal").path(percentEncoded: false), &status) == 0)
         let line =
@@ -119,11 +119,13 @@ import Darwin
         let (temporary, url) = try Self.copy(name, of: release)
         _ = temporary
         _ = directory
-        for pass in 0..<3 {
-            // Three times: as the release left it, as this release closed it, and after this
-            // release rewrote the journal (packed storage: `BLOCK` lines).
+        for pass in 0..<5 {
+            // Five times: as the release left it, as this release closed it, after this release
+            // rewrote the journal (packed storage: `BLOCK` lines), opened with `syncsWrites`
+            // (packed storage: the directory becomes its own log), and after a crash of that.
             let cache = try DiskLRUCache(
-                directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: .init(storage: storage))
+                directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30,
+                options: .init(syncsWrites: pass >= 3, storage: storage))
             #expect(cache.recoveryReport.wipeReason == nil)
             #expect(cache.recoveryReport.unknownFiles.isEmpty)
             for index in 0..<40 {
@@ -137,7 +139,14 @@ import Darwin
             }
             #expect(cache.count == 32)
             if pass == 1 { try cache.compact() }
-            try cache.close()
+            if pass == 3 {
+                let journal = try Data(contentsOf: url.appending(path: "journal"))
+                let magic = String(decoding: journal.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+                #expect(magic == (storage == .files ? "libcore.io.DiskLruCache" : "swiftycache.packed-log"))
+                cache.simulateCrash()
+            } else {
+                try cache.close()
+            }
         }
     }
 
