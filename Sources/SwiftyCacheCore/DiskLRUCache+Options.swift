@@ -9,7 +9,7 @@ extension DiskLRUCache {
         /// In ``Storage/packed`` storage the segments become the directory's log (once, when
         /// the first cache with this option opens it; releases before that refuse the
         /// directory afterwards): a commit of small values syncs the segment its record is
-        /// appended to and nothing else, as does a ``DiskLRUCache/write(_:)`` batch, and the
+        /// appended to and nothing else, as does a ``DiskLRUCache/write(_:)-98lou`` batch, and the
         /// commits of concurrent callers share one sync (each returns once its own is
         /// durable, and is visible to readers only from then on). An open after a crash reads
         /// back from the segments the commits whose journal lines were lost. A call that
