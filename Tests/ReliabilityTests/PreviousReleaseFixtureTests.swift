@@ -61,6 +61,20 @@ import Darwin
             pinned: index % 2 == 0, rating: index % 3 == 0 ? nil : Double(index) / 4)
     }
 
+    /// Expects the 32 entries every release's engine fixture holds, value for value.
+    static func expectEngineValues(in cache: DiskLRUCache) throws {
+        for index in 0..<40 {
+            let values = try cache.data(forKey: "key-\(index)")
+            if index % 5 == 1 {
+                #expect(values == nil, "key-\(index) was removed")
+            } else {
+                let round = index % 3 == 0 ? 1 : 0
+                #expect(values == [0, 1].map { engineValue(index, slot: $0, round: round) }, "key-\(index)")
+            }
+        }
+        #expect(cache.count == 32)
+    }
+
     /// A copy of fixture `name` of `release` to open.
     static func copy(_ name: String, of release: String) throws -> (TemporaryDirectory, URL) {
         let directory = TemporaryDirectory(name)
@@ -91,16 +105,7 @@ import Darwin
         let cache = try DiskLRUCache(
             directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: .init(storage: .files))
         #expect(cache.recoveryReport.loadedSavedIndex)
-        for index in 0..<40 {
-            let values = try cache.data(forKey: "key-\(index)")
-            if index % 5 == 1 {
-                #expect(values == nil, "key-\(index) was removed")
-            } else {
-                let round = index % 3 == 0 ? 1 : 0
-                #expect(values == [0, 1].map { Self.engineValue(index, slot: $0, round: round) }, "key-\(index)")
-            }
-        }
-        #expect(cache.count == 32)
+        try Self.expectEngineValues(in: cache)
         try cache.close()
     }
 
@@ -128,16 +133,7 @@ import Darwin
                 options: .init(syncsWrites: pass >= 3, storage: storage))
             #expect(cache.recoveryReport.wipeReason == nil)
             #expect(cache.recoveryReport.unknownFiles.isEmpty)
-            for index in 0..<40 {
-                let values = try cache.data(forKey: "key-\(index)")
-                if index % 5 == 1 {
-                    #expect(values == nil, "key-\(index) was removed")
-                } else {
-                    let round = index % 3 == 0 ? 1 : 0
-                    #expect(values == [0, 1].map { Self.engineValue(index, slot: $0, round: round) }, "key-\(index)")
-                }
-            }
-            #expect(cache.count == 32)
+            try Self.expectEngineValues(in: cache)
             if pass == 1 { try cache.compact() }
             if pass == 3 {
                 let journal = try Data(contentsOf: url.appending(path: "journal"))

@@ -38,9 +38,8 @@ struct JournalWriter {
     /// (``Journal/packedBatchMagic``): read at open, set for good by the first batch (whose
     /// rebuild writes it), and kept by every rebuild after.
     var marksBatches = false
-    /// Whether the journal's header has the magic of one whose segments are its log
-    /// (``Journal/packedLogMagic``): read at open, set for good by the first open with
-    /// `syncsWrites` (whose rebuild writes it), and kept by every rebuild after.
+    /// Whether its magic is a log's (``Journal/packedLogMagic``): as ``marksBatches``, set by
+    /// the first open with `syncsWrites`.
     var logsRecords = false
 
     /// READ lines may stay buffered up to this many bytes.
@@ -212,11 +211,10 @@ struct JournalWriter {
 
     /// The header every journal starts with, for a rebuild to append entries to.
     func header() -> [UInt8] {
-        Array(
-            Journal.header(
-                appVersion: appVersion, valueCount: valueCount, format: format, marksBatches: marksBatches,
-                logsRecords: logsRecords
-            ).utf8)
+        let header = Journal.header(
+            appVersion: appVersion, valueCount: valueCount, format: format, marksBatches: marksBatches,
+            logsRecords: logsRecords)
+        return Array(header.utf8)
     }
 
     /// Writes the journal `write` writes to the file it is given (a header and the live entries)
