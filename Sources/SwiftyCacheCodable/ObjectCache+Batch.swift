@@ -1,9 +1,9 @@
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// Several values written as one unit: `set(contentsOf:)`, and `save()` of the unsaved values.
@@ -28,6 +28,7 @@ extension ObjectCache {
     ///   anything is written) or ``ObjectCacheError/Code/diskFailure``; the previous values
     ///   then stay, or, if the journal failed after the write, a key may be gone from disk.
     /// - Complexity: O(values), and one engine write per ``batchLimit`` values.
+    @inlinable
     public func set(
         contentsOf values: some Sequence<(key: Key, value: Value)>, expiresAfter: Duration? = nil
     ) throws {
@@ -59,6 +60,7 @@ extension ObjectCache {
     /// one meanwhile. A value that cannot be encoded stays unsaved, the others are written.
     ///
     /// - Throws: The first failure.
+    @inlinable
     func persistAll(_ pending: [MemoryTier<Key, Value>.PendingSave], operation: ObjectCacheError.Operation) throws {
         var firstFailure: (any Error)?
         var start = 0
@@ -67,6 +69,8 @@ extension ObjectCache {
             start = part.endIndex
             var written: [(pending: MemoryTier<Key, Value>.PendingSave, cost: Int)] = []
             var writes: [(engineKey: String, slots: [Data])] = []
+            written.reserveCapacity(part.count)
+            writes.reserveCapacity(part.count)
             for item in part {
                 do {
                     let encoded = try encodeForDisk(
@@ -96,18 +100,22 @@ extension ObjectCache {
     /// Writes engine entries as one ``DiskLRUCache/WriteBatch``, holding the write stripes of
     /// all their keys (taken in one order, so that batches and single writes never wait on each
     /// other in a cycle).
+    @inlinable
     func writeBatch(_ writes: [(engineKey: String, slots: [Data])], operation: ObjectCacheError.Operation) throws {
         guard !writes.isEmpty else { return }
         var batch = DiskLRUCache.WriteBatch()
         for write in writes { batch.setData(write.slots, forKey: write.engineKey) }
-        let stripes = Set(writes.map { stripeIndex(for: $0.engineKey) }).sorted()
+        var taken = [Bool](repeating: false, count: writeStripes.count)
+        for write in writes { taken[stripeIndex(for: write.engineKey)] = true }
+        let stripes = taken.indices.filter { taken[$0] }
         try holdingStripes(stripes[...]) {
             try diskCall(nil, operation: operation) { try disk.write(batch) }
         }
     }
 
     /// Runs `body` holding the write stripes `indices`, in ascending order.
-    private func holdingStripes(_ indices: ArraySlice<Int>, _ body: () throws -> Void) throws {
+    @inlinable
+    func holdingStripes(_ indices: ArraySlice<Int>, _ body: () throws -> Void) throws {
         guard let first = indices.first else { return try body() }
         try writeStripes[first].lock.withLock { writes in
             writes += 1

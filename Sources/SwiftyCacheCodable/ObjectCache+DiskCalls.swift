@@ -1,4 +1,4 @@
-import SwiftyCacheCore
+public import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -39,11 +39,13 @@ extension ObjectCache {
         }
     }
 
+    @inlinable
     func stripe(for engineKey: String) -> WriteStripe {
         writeStripes[stripeIndex(for: engineKey)]
     }
 
     /// The index of the write stripe of `engineKey`.
+    @inlinable
     func stripeIndex(for engineKey: String) -> Int {
         var hasher = Hasher()
         hasher.combine(engineKey)
@@ -53,6 +55,7 @@ extension ObjectCache {
 
 /// One lock of the per-key write striping; its state counts the writes it serialized (a
 /// zero-size state would confuse ThreadSanitizer's access tracking).
+@usableFromInline
 final class WriteStripe: Sendable {
-    let lock = LockedState(0)
+    @usableFromInline let lock = LockedState<Int>(0)
 }

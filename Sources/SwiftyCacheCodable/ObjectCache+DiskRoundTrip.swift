@@ -161,7 +161,7 @@ extension ObjectCache {
     }
 
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
-    @usableFromInline
+    @inlinable
     func write(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws -> Int {
         let encoded = try encodeForDisk(value, forKey: key, expires: expires, operation: operation)
         try stripe(for: encoded.engineKey).lock.withLock { writes in
@@ -173,7 +173,7 @@ extension ObjectCache {
 
     /// The engine's key and slots for `value` (envelope and payload in one buffer, then the
     /// attachments), and the payload's size; nothing is written.
-    @usableFromInline
+    @inlinable
     func encodeForDisk(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws
         -> (engineKey: String, slots: [Data], cost: Int)
     {
@@ -211,6 +211,7 @@ extension ObjectCache {
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
+    @inlinable
     func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: ObjectCacheError.Operation) throws {
         let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
         memory.withLock(for: pending.key) {
@@ -229,7 +230,7 @@ extension ObjectCache {
 
     /// Writes the unsaved values the memory tier gave up, then drops them from memory; a value
     /// that cannot be written stays there, unsaved.
-    @usableFromInline
+    @inlinable
     func saveAndDrop(_ mustSave: [MemoryTier<Key, Value>.PendingSave]) {
         for pending in mustSave {
             do {

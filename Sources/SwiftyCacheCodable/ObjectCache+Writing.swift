@@ -35,6 +35,7 @@ extension ObjectCache {
     ///
     /// - Throws: The first failure; values that failed stay unsaved (a value that cannot be
     ///   encoded fails alone, and the others are saved).
+    @inlinable
     public func save() throws {
         try persistAll(memory.unsaved, operation: .save)
     }
@@ -49,6 +50,7 @@ extension ObjectCache {
     ///   - key: Its key.
     ///   - expiresAfter: How long it lives; the default is the cache's ``defaultTimeToLive``.
     /// - Complexity: O(1): no disk access, no encoding.
+    @inlinable
     public func setUnsaved(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) {
         guard !isReadOnly else { return }
         let expires = (expiresAfter ?? defaultTimeToLive).map { clock().addingTimeInterval($0.timeInterval) }

@@ -45,7 +45,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @usableFromInline let clock: @Sendable () -> Date
     /// Names entries by their keys (the package's tests find entries by it).
     @usableFromInline package let keyHasher: any CacheKeyHasher
-    let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
+    @usableFromInline let eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?
     @usableFromInline let attachmentCount: Int
     /// Writers of the same engine key take the same stripe, so concurrent writes of one key
     /// queue up instead of failing with `editInProgress`. Sixty-four of them: a writer holds
@@ -53,7 +53,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// keys on the same stripe miss that group (four writers over sixteen stripes collided a
     /// third of the time; `--workload durability`, four threads, 2.0× one thread's throughput
     /// with sixteen, 2.3–2.5× with sixty-four).
-    let writeStripes: [WriteStripe]
+    @usableFromInline let writeStripes: [WriteStripe]
     /// The subscribers to ``changes(bufferingKeys:)`` and ``values(forKey:)``.
     let changeHub = ChangeHub<ObjectCacheChange<Key>>()
     /// The keys of engine names, kept while someone observes, for evictions by key.

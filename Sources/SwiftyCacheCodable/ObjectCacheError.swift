@@ -144,6 +144,7 @@ extension ObjectCacheError {
             code: .namespaceConflict, message: "namespace \(name) is already open as \(existing)", operation: .objects)
     }
 
+    @usableFromInline
     static func attachmentCountMismatch(
         expected: Int, got: Int, key: String, operation: Operation, file: String = #fileID, line: Int = #line
     ) -> ObjectCacheError {

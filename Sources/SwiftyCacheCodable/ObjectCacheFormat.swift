@@ -86,6 +86,7 @@ public struct ObjectCacheFormat: Sendable {
     }
 
     /// Appends the encoding of `value` to `bytes` (after the entry's envelope: one buffer).
+    @usableFromInline
     func encode<Value: Encodable>(_ value: Value, appendingTo bytes: inout [UInt8]) throws {
         switch coders {
         case .json(let options, _): try DirectJSONEncoder.encode(value, appendingTo: &bytes, options: options)

@@ -55,6 +55,34 @@ import Darwin
         try check(try open(storage))
     }
 
+    @Test(arguments: bothStorages)
+    func aKeyRemovedSetAndRemovedAgainInOneBatchIsRemovedOnce(storage: DiskLRUCache.Storage) throws {
+        let cache = try open(storage)
+        for key in ["a", "b", "c"] { try cache.setData(pair("old-\(key)"), forKey: key) }
+        var batch = DiskLRUCache.WriteBatch()
+        for key in ["a", "b"] { batch.removeValue(forKey: key) }
+        batch.setData(pair("new-a"), forKey: "a")
+        batch.setData(pair("new-b"), forKey: "b")
+        batch.removeValue(forKey: "a")
+        batch.removeValue(forKey: "c")
+        // Many removals and sets of other keys: O(members), not O(members²).
+        for i in 0..<2_000 { batch.setData(pair("n\(i)"), forKey: "n\(i)") }
+        for i in 0..<2_000 { batch.removeValue(forKey: "n\(i)") }
+        let removalsBefore = cache.statistics.removeCount
+        try cache.write(batch)
+        func check(_ cache: DiskLRUCache) throws {
+            #expect(try cache.data(forKey: "a") == nil)
+            #expect(try cache.data(forKey: "b") == pair("new-b"))
+            #expect(try cache.data(forKey: "c") == nil)
+            #expect(try cache.data(forKey: "n7") == nil)
+            #expect(cache.count == 1)
+        }
+        try check(cache)
+        if storage == .packed { #expect(cache.statistics.removeCount - removalsBefore == 2_002) }
+        cache.simulateCrash()
+        try check(try open(storage))
+    }
+
     @Test func aPackedBatchIsOneJournalLineUnderTheMagicEarlierReleasesRefuse() throws {
         let cache = try open()
         try cache.setData(pair("before"), forKey: "before")

@@ -23,7 +23,7 @@ public import Foundation
 struct Envelope: Equatable {
     static let magic = Array("SCOB".utf8)
     static let currentVersion: UInt8 = 1
-    static let headerSize = 28
+    @usableFromInline static let headerSize = 28
 
     var codec: ObjectCacheFormat.Codec
     var created: Date
@@ -37,14 +37,20 @@ struct Envelope: Equatable {
     }
 
     /// Appends the envelope to `bytes`, where the payload follows it: one buffer for both.
+    @usableFromInline
     func append(to bytes: inout [UInt8]) {
         bytes.reserveCapacity(bytes.count + Self.headerSize + keyBytes.count)
-        bytes.append(contentsOf: Self.magic)
-        bytes.append(contentsOf: [Self.currentVersion, codec.rawValue, 0, 0])
+        // Byte by byte and through buffer pointers: `append(contentsOf:)` of an array literal
+        // or a `Data` takes the generic path, a tenth of an encode of a small value.
+        for byte in Self.magic { bytes.append(byte) }
+        bytes.append(Self.currentVersion)
+        bytes.append(codec.rawValue)
+        bytes.append(0)
+        bytes.append(0)
         Self.append(created.timeIntervalSince1970.bitPattern, to: &bytes)
         Self.append((expires?.timeIntervalSince1970 ?? .nan).bitPattern, to: &bytes)
         Self.append(UInt32(truncatingIfNeeded: keyBytes.count), to: &bytes)
-        bytes.append(contentsOf: keyBytes)
+        keyBytes.withUnsafeBytes { bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     enum DecodingFailure: Error {
@@ -53,6 +59,7 @@ struct Envelope: Equatable {
         case unknownCodec(UInt8)
     }
 
+    @usableFromInline
     init(codec: ObjectCacheFormat.Codec, created: Date, expires: Date?, keyBytes: Data) {
         self.codec = codec
         self.created = created

@@ -26,11 +26,10 @@ public struct XXHashKeyHasher: CacheKeyHasher {
             (XXHash64.hash(bytes, seed: 0), XXHash64.hash(bytes, seed: Self.secondSeed))
         }
         return String(unsafeUninitializedCapacity: 32) { text in
-            for (offset, word) in [(0, first), (16, second)] {
-                for nibble in 0..<16 {
-                    let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
-                    text[offset + nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-                }
+            for nibble in 0..<32 {
+                let word = nibble < 16 ? first : second
+                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble & 15))) & 0xF
+                text[nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
             }
             return 32
         }

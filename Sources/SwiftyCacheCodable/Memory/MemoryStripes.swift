@@ -143,6 +143,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Runs `body` on the stripe that holds `key` under its mutex, without excluding readers:
     /// `body` only reads.
+    @inlinable
     func inspect<Result>(for key: Key, _ body: (borrowing MemoryTier<Key, Value>) -> Result) -> Result {
         stripes[stripeIndex(for: key)].inspect { body($0) }
     }
@@ -169,6 +170,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// What `body` returns for every stripe, concatenated; each stripe is read under its mutex
     /// without excluding readers.
+    @inlinable
     func flatMap<Element>(_ body: (borrowing MemoryTier<Key, Value>) -> [Element]) -> [Element] {
         var result: [Element] = []
         for stripe in stripes { result += stripe.inspect { body($0) } }
@@ -176,6 +178,7 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Every unsaved value, each stripe's oldest first.
+    @inlinable
     var unsaved: [MemoryTier<Key, Value>.PendingSave] { flatMap { $0.unsaved } }
 
     /// The values in memory.

@@ -213,6 +213,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
 
     /// Every unsaved value, oldest first.
     /// - Complexity: O(n) in the values in memory.
+    @inlinable
     var unsaved: [PendingSave] {
         items.indicesInLRUOrder.compactMap { index in
             guard let key = items.key(at: index), let item = items.value(at: index), item.isUnsaved else { return nil }
