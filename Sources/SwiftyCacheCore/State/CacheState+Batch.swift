@@ -64,7 +64,10 @@ extension CacheState {
         var lines: [(operation: Journal.Operation, key: String)] = []
         lines.reserveCapacity(members.count)
         var committed: [Int] = []
+        // The removals in order, and those a later set of the batch did not undo: a set, so
+        // that a batch of many removals and sets stays O(members).
         var removals: [String] = []
+        var removed: Set<String> = []
         var nextLocation = locations.makeIterator()
         for member in members {
             switch member {
@@ -72,8 +75,7 @@ extension CacheState {
                 guard let location = nextLocation.next() else { throw CacheError.packedInvariant(key: key, slot: 0) }
                 let existing = table.index(of: key)
                 let replaced = existing.flatMap { index in
-                    table[index].isReadable
-                        ? CommittedValues(location: table[index].location, lengths: table[index].lengths) : nil
+                    table.readableLengths(index).map { CommittedValues(location: table.location(index), lengths: $0) }
                 }
                 packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
                 let index = existing ?? table.insert(key: key, valueCount: valueCount)
@@ -84,21 +86,23 @@ extension CacheState {
                 nextSequenceNumber += 1
                 table.touch(index)
                 committed.append(index)
-                removals.removeAll { $0 == key }
+                if !removed.isEmpty { removed.remove(key) }
                 lines.append((.clean(lengths: lengths, location: location), key))
             case .remove(let key):
                 guard let index = table.index(of: key), table[index].isReadable else { continue }
                 // Applied once the line is written: until then the entry stands.
-                removals.append(key)
+                if removed.insert(key).inserted { removals.append(key) }
                 lines.append((.remove, key))
             }
         }
         redundantOpCount += lines.count
         guard !lines.isEmpty else { return true }
+        var listed: Set<String> = []
+        removals.removeAll { !removed.contains($0) || !listed.insert($0).inserted }
         let committedKeys = committed.map { table.key(at: $0) }
         journal.appendBatch(lines)
         let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: committed.last ?? -1)
-            .filter { victim in !removals.contains(table.key(at: victim)) }
+            .filter { victim in !removed.contains(table.key(at: victim)) }
         for victim in victims { journal.append(.remove, key: table.key(at: victim)) }
         do {
             try journal.flush(operation: .writeBatch)
@@ -126,7 +130,7 @@ extension CacheState {
             }
         } catch {
             // Not known to be durable: forgotten, as a single commit's entry is.
-            forgetBatch(committedKeys.filter { !removals.contains($0) })
+            forgetBatch(committedKeys.filter { !removed.contains($0) })
             throw error
         }
         statistics.writeCount += committedKeys.count

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The layout of one record in a packed segment: an entry's slot lengths and the bytes of its
 /// inline slots, under one checksum that also covers the key. All integers are little-endian.
 ///
@@ -55,6 +61,29 @@ enum PackedRecord {
         key: String, lengths: SlotLengths, inlineLimit: Int,
         inlineValue: (Int) throws(CacheError) -> [UInt8]
     ) throws(CacheError) -> [UInt8]? {
+        try encode(key: key, lengths: lengths, inlineLimit: inlineLimit) { (slot, record) throws(CacheError) in
+            record.append(contentsOf: try inlineValue(slot))
+        }
+    }
+
+    /// The record of `key` with inline `values`, copied straight from each `Data` into the
+    /// record (a batch's values); `nil` when a value is too large to be inline.
+    ///
+    /// - Complexity: O(record size): one allocation, one copy of each value.
+    static func encode(key: String, values: [Data], inlineLimit: Int) -> [UInt8]? {
+        guard !values.contains(where: { isExternal(length: $0.count, inlineLimit: inlineLimit) }) else { return nil }
+        return try? encode(key: key, lengths: SlotLengths(values.lazy.map(\.count)), inlineLimit: inlineLimit) {
+            (slot, record) throws(CacheError) in
+            values[slot].withUnsafeBytes { record.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+        }
+    }
+
+    /// ``encode(key:lengths:inlineLimit:inlineValue:)`` with each inline slot's bytes appended
+    /// to the record by `appendValue(slot, &record)`.
+    static func encode(
+        key: String, lengths: SlotLengths, inlineLimit: Int,
+        appendValue: (Int, inout [UInt8]) throws(CacheError) -> Void
+    ) throws(CacheError) -> [UInt8]? {
         guard let size = size(lengths: lengths, inlineLimit: inlineLimit) else { return nil }
         var record = [UInt8]()
         record.reserveCapacity(size)
@@ -66,9 +95,9 @@ enum PackedRecord {
             appendLittleEndian(field, to: &record)
         }
         for slot in lengths.indices where !isExternal(length: lengths[slot], inlineLimit: inlineLimit) {
-            let value = try inlineValue(slot)
-            guard value.count == lengths[slot] else { return nil }
-            record.append(contentsOf: value)
+            let start = record.count
+            try appendValue(slot, &record)
+            guard record.count - start == lengths[slot] else { return nil }
         }
         let sum = record.withUnsafeBytes { Self.checksum(of: UnsafeRawBufferPointer(rebasing: $0[4...]), key: key) }
         record.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: 0, as: UInt32.self) }

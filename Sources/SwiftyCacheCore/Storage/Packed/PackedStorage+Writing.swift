@@ -120,12 +120,7 @@ extension PackedStorage {
     ///
     /// - Complexity: one allocation and one copy of each value.
     func encodeRecord(key: String, values: [Data]) -> [UInt8]? {
-        guard !values.contains(where: { PackedRecord.isExternal(length: $0.count, inlineLimit: inlineLimit) }) else {
-            return nil
-        }
-        return try? PackedRecord.encode(
-            key: key, lengths: SlotLengths(values.lazy.map(\.count)), inlineLimit: inlineLimit,
-            inlineValue: { Array(values[$0]) })
+        PackedRecord.encode(key: key, values: values, inlineLimit: inlineLimit)
     }
 
     /// Deletes the files of slots that were files and are now in the record. Called once the
