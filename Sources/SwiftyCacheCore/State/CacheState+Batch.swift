@@ -86,16 +86,17 @@ extension CacheState {
                 nextSequenceNumber += 1
                 table.touch(index)
                 committed.append(index)
+                noteSupersededLine(replacing: replaced != nil)
                 if !removed.isEmpty { removed.remove(key) }
                 lines.append((.clean(lengths: lengths, location: location), key))
             case .remove(let key):
                 guard let index = table.index(of: key), table[index].isReadable else { continue }
                 // Applied once the line is written: until then the entry stands.
                 if removed.insert(key).inserted { removals.append(key) }
+                noteRemovedLines(1)
                 lines.append((.remove, key))
             }
         }
-        redundantOpCount += lines.count
         guard !lines.isEmpty else { return true }
         var listed: Set<String> = []
         removals.removeAll { !removed.contains($0) || !listed.insert($0).inserted }
@@ -120,7 +121,7 @@ extension CacheState {
             changes.record(key: table.key(at: victim), kind: .evicted)
             forgetEntryDeletingValues(victim)
         }
-        redundantOpCount += victims.count
+        noteRemovedLines(victims.count)
         statistics.evictionCount += victims.count
         noteGarbage()
         do {

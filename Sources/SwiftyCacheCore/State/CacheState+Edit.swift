@@ -131,10 +131,10 @@ extension CacheState {
         at index: Int, key: String, lengths: SlotLengths, location: ValueLocation, replaced: CommittedValues?,
         renamedFiles: Bool = true, isLogged: Bool = false
     ) throws(CacheError) {
+        noteSupersededLine(replacing: replaced != nil || table[index].isDirtyJournaled)
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
         nextSequenceNumber += 1
         table.touch(index)
-        redundantOpCount += 1
         journal.append(.clean(lengths: lengths, location: location), key: key)
         // A full cache evicts here, its REMOVE lines in the same journal write as the CLEAN
         // line and its files deleted after it, as the floor of set-plus-remove needs anyway.
@@ -163,7 +163,7 @@ extension CacheState {
         if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
             noteUndeletedFiles(of: key)
         }
-        redundantOpCount += victims.count
+        noteRemovedLines(victims.count)
         statistics.evictionCount += victims.count
         do {
             if !isLogged { try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: renamedFiles) }

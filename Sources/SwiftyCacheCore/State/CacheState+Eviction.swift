@@ -46,6 +46,8 @@ extension CacheState {
         isCleanupScheduled = false
         // The compaction that follows this pass (outside the lock) looks at the segments itself.
         isCompactionDue = false
+        // The pass sizes the space reserve after it, whatever else it does.
+        isReserveDue = false
         guard !isClosed else { return nil }
         // A journal that stays broken does not stop eviction: it frees space without it.
         try? ensureJournalWritable(operation: .cleaningUp, key: nil)

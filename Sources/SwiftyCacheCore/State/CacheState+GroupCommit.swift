@@ -132,7 +132,7 @@ extension CacheState {
             table.setCommitted(
                 index, lengths: member.lengths, location: item.location, sequenceNumber: item.sequenceNumber)
             table.touch(index)
-            redundantOpCount += 1
+            noteSupersededLine(replacing: replaced != nil)
             journal.append(.clean(lengths: member.lengths, location: item.location), key: member.key)
             applied.append((member.key, index, replaced, item.location))
             outcomes[item.member] = .committed
@@ -168,7 +168,7 @@ extension CacheState {
             changes.record(key: table.key(at: victim), kind: .evicted)
             forgetEntryDeletingValues(victim)
         }
-        redundantOpCount += victims.count
+        noteRemovedLines(victims.count)
         statistics.evictionCount += victims.count
         statistics.writeCount += applied.count
         noteGarbage()

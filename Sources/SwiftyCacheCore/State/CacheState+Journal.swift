@@ -60,7 +60,8 @@ extension CacheState {
     ///
     /// - Complexity: O(n): the order of the entries, 4 bytes each, is all it copies.
     mutating func beginJournalRebuild(evenIfNotDue: Bool = false) -> JournalRebuild? {
-        guard isJournalRebuildRequired || (evenIfNotDue && redundantOpCount > 0), !isClosed, !isReadOnly,
+        guard isJournalRebuildRequired || (evenIfNotDue && (redundantOpCount > 0 || journal.linesSinceRewrite > 0)),
+            !isClosed, !isReadOnly,
             let pending = journal.beginRebuild()
         else {
             return nil

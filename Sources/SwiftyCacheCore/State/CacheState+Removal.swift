@@ -114,7 +114,7 @@ extension CacheState {
             recordRemoval(of: table.key(at: index), by: operation)
             forgetEntryDeletingValues(index)
         }
-        redundantOpCount += indices.count
+        noteRemovedLines(indices.count)
         noteGarbage()
         try journal.syncIfDurable(operation: operation, key: key)
         if journal.logsRecords { records?.noteTailJournaled() }
@@ -164,7 +164,7 @@ extension CacheState {
         if table[index].isReadable { changes.record(key: key, kind: .removed) }
         journal.append(.remove, key: key)
         forgetEntryDeletingValues(index)
-        redundantOpCount += 1
+        noteRemovedLines(1)
         try? journal.flush(operation: .droppingDamagedEntry, key: key)
     }
 }

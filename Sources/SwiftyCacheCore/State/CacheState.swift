@@ -107,9 +107,33 @@ struct CacheState {
         redundantOpCount >= Journal.rebuildThreshold && redundantOpCount >= table.count
     }
 
-    var needsCleanup: Bool {
-        size > maxSize || isJournalRebuildRequired || journal.failure != nil || isCompactionDue
+    /// Counts the line a commit makes redundant. In file storage every commit does (its `DIRTY`
+    /// line, as the Java library counts); in packed storage only one that replaces a line of
+    /// its key (a committed entry, or a journaled `DIRTY`): the `CLEAN` line of a new key
+    /// supersedes nothing, so a cache that only grows does not rewrite its journal, as replay
+    /// counts (``CacheState`` sets the count to lines minus entries when it opens).
+    mutating func noteSupersededLine(replacing: Bool) {
+        if replacing || !journal.format.storesLocations { redundantOpCount += 1 }
     }
+
+    /// Counts the lines that removing `count` entries makes redundant: in packed storage each
+    /// `REMOVE` line and the line it ends (so that a cache under churn, every new key evicting
+    /// an old one, rewrites its journal once it holds about twice its entries' lines, as it
+    /// did when every commit counted); in file storage the `REMOVE` line, as Java counts.
+    mutating func noteRemovedLines(_ count: Int) {
+        redundantOpCount += journal.format.storesLocations ? 2 * count : count
+    }
+
+    var needsCleanup: Bool {
+        size > maxSize || isJournalRebuildRequired || journal.failure != nil || isCompactionDue || isReserveDue
+    }
+
+    /// Whether packed segments' live bytes doubled since the space reserve was last sized:
+    /// a cleanup pass sizes it again (``DiskLRUCache/scheduleCleanup()``), so that a cache that
+    /// only grows, whose journal is never rewritten, still keeps a reserve that follows it.
+    var isReserveDue = false
+    /// The live bytes when ``isReserveDue`` was last set.
+    var reserveSizedFor: Int64 = 0
 
     /// Whether packed segments hold enough garbage for a compaction pass, as of the last write
     /// or removal (reads make no garbage, so they never ask the storage).
@@ -118,6 +142,10 @@ struct CacheState {
     /// Notes whether the writes just made call for compaction.
     mutating func noteGarbage() {
         isCompactionDue = storage.needsCompaction
+        if let live = storage.compactingStorage?.liveBytes, live > 2 * max(reserveSizedFor, 512 << 10) {
+            reserveSizedFor = live
+            isReserveDue = true
+        }
     }
 
     /// Returns `true` when the caller must dispatch a background cleanup (once per batch).

@@ -36,8 +36,9 @@ struct SpaceReserve {
         } catch {
             return
         }
-        // Grown in steps of at least half its size, so that a growing cache rewrites it rarely.
-        guard size > 0, existing == 0 || size >= existing * 2,
+        // Grown to at least twice its size, so that a growing cache rewrites it rarely, or to
+        // the ceiling (which a reserve just over half of it would otherwise never reach).
+        guard size > 0, existing == 0 || size >= existing * 2 || (size == ceiling && existing < ceiling),
             let available = try? fileSystem.availableSpace(atPath: directory.path), available / 2 >= size
         else { return }
         if existing > 0 { try? fileSystem.unlink(path) }
