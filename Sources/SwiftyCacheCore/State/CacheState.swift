@@ -142,7 +142,7 @@ struct CacheState {
     /// Notes whether the writes just made call for compaction.
     mutating func noteGarbage() {
         isCompactionDue = storage.needsCompaction
-        if let live = storage.compactingStorage?.liveBytes, live > 2 * max(reserveSizedFor, 512 << 10) {
+        if let live = storage.compactingStorage?.liveBytes, live / 2 > max(reserveSizedFor, 512 << 10) {
             reserveSizedFor = live
             isReserveDue = true
         }
