@@ -93,7 +93,7 @@ extension CacheState {
                 guard let index = table.index(of: key), table[index].isReadable else { continue }
                 // Applied once the line is written: until then the entry stands.
                 if removed.insert(key).inserted { removals.append(key) }
-                noteRemovedLines(1)
+                noteRemovedLines(1, evicted: false)
                 lines.append((.remove, key))
             }
         }
@@ -121,7 +121,7 @@ extension CacheState {
             changes.record(key: table.key(at: victim), kind: .evicted)
             forgetEntryDeletingValues(victim)
         }
-        noteRemovedLines(victims.count)
+        noteRemovedLines(victims.count, evicted: true)
         statistics.evictionCount += victims.count
         noteGarbage()
         do {

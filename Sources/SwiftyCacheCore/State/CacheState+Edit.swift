@@ -163,7 +163,7 @@ extension CacheState {
         if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths) {
             noteUndeletedFiles(of: key)
         }
-        noteRemovedLines(victims.count)
+        noteRemovedLines(victims.count, evicted: true)
         statistics.evictionCount += victims.count
         do {
             if !isLogged { try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: renamedFiles) }

@@ -168,7 +168,7 @@ extension CacheState {
             changes.record(key: table.key(at: victim), kind: .evicted)
             forgetEntryDeletingValues(victim)
         }
-        noteRemovedLines(victims.count)
+        noteRemovedLines(victims.count, evicted: true)
         statistics.evictionCount += victims.count
         statistics.writeCount += applied.count
         noteGarbage()

@@ -114,7 +114,7 @@ extension CacheState {
             recordRemoval(of: table.key(at: index), by: operation)
             forgetEntryDeletingValues(index)
         }
-        noteRemovedLines(indices.count)
+        noteRemovedLines(indices.count, evicted: operation == .evicting)
         noteGarbage()
         try journal.syncIfDurable(operation: operation, key: key)
         if journal.logsRecords { records?.noteTailJournaled() }
@@ -164,7 +164,7 @@ extension CacheState {
         if table[index].isReadable { changes.record(key: key, kind: .removed) }
         journal.append(.remove, key: key)
         forgetEntryDeletingValues(index)
-        noteRemovedLines(1)
+        noteRemovedLines(1, evicted: false)
         try? journal.flush(operation: .droppingDamagedEntry, key: key)
     }
 }

@@ -116,12 +116,14 @@ struct CacheState {
         if replacing || !journal.format.storesLocations { redundantOpCount += 1 }
     }
 
-    /// Counts the lines that removing `count` entries makes redundant: in packed storage each
-    /// `REMOVE` line and the line it ends (so that a cache under churn, every new key evicting
-    /// an old one, rewrites its journal once it holds about twice its entries' lines, as it
-    /// did when every commit counted); in file storage the `REMOVE` line, as Java counts.
-    mutating func noteRemovedLines(_ count: Int) {
-        redundantOpCount += journal.format.storesLocations ? 2 * count : count
+    /// Counts the lines that removing `count` entries makes redundant: the `REMOVE` lines, as
+    /// Java counts, and in packed storage, for evictions, the lines they end too, so that a
+    /// cache under churn (every new key evicting an old one, its size at the limit) rewrites its
+    /// journal once it holds about twice its entries' lines, as it did when every commit
+    /// counted. Explicit removals count one: a cache being emptied need not rewrite its
+    /// journal ever more often as it shrinks.
+    mutating func noteRemovedLines(_ count: Int, evicted: Bool) {
+        redundantOpCount += evicted && journal.format.storesLocations ? 2 * count : count
     }
 
     var needsCleanup: Bool {
