@@ -63,7 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "swiftycache-crash-worker",
-            dependencies: ["SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            dependencies: ["SwiftyCacheCore", "SwiftyCacheCodable", "SwiftyCacheTestSupport"],
             path: "Tests/CrashWorker",
             swiftSettings: strictSettings
         ),

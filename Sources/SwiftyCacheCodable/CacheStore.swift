@@ -75,11 +75,14 @@ public final class CacheStore: Sendable {
     ///   - keyType: The key type. The default is `String`.
     ///   - configuration: The cache's settings (see ``ObjectCacheConfiguration``); a read-only
     ///     store opens it read-only whatever it says. Used when the namespace is first opened.
+    ///   - migrations: How to read values earlier schema versions wrote (see
+    ///     ``SchemaMigration``). Used when the namespace is first opened.
     /// - Throws: ``ObjectCacheError/Code/namespaceConflict`` if the namespace is open with other
-    ///   types, and the errors of ``ObjectCache/init(directory:configuration:eventHandler:)``.
+    ///   types, and the errors of ``ObjectCache/init(directory:configuration:migrations:eventHandler:)``.
     public func objects<Key: Hashable & Codable & Sendable, Value: Codable & Sendable>(
         _ name: String, of valueType: Value.Type, keyType: Key.Type = String.self,
-        configuration: ObjectCacheConfiguration = ObjectCacheConfiguration()
+        configuration: ObjectCacheConfiguration = ObjectCacheConfiguration(),
+        migrations: [SchemaMigration<Value>] = []
     ) throws -> ObjectCache<Key, Value> {
         try Self.validate(name, operation: .objects)
         var configuration = configuration
@@ -92,7 +95,8 @@ public final class CacheStore: Sendable {
                 return cache
             }
             let cache = try ObjectCache<Key, Value>(
-                directory: directory.appending(path: name, directoryHint: .isDirectory), configuration: configuration)
+                directory: directory.appending(path: name, directoryHint: .isDirectory), configuration: configuration,
+                migrations: migrations)
             opened[name] = cache
             return cache
         }
@@ -101,10 +105,10 @@ public final class CacheStore: Sendable {
     /// A cache of raw bytes by string key in namespace `name` (images, audio…).
     ///
     /// - Parameters:
-    ///   - name: A folder name, as for ``objects(_:of:keyType:configuration:)``.
+    ///   - name: A folder name, as for ``objects(_:of:keyType:configuration:migrations:)``.
     ///   - maxDiskSize: The bytes kept on disk. The default is 50 MiB.
     ///   - memoryLimit: Values kept in memory. The default is 20.
-    /// - Throws: The errors of ``objects(_:of:keyType:configuration:)``.
+    /// - Throws: The errors of ``objects(_:of:keyType:configuration:migrations:)``.
     public func data(_ name: String, maxDiskSize: Int = 50 << 20, memoryLimit: Int = 20) throws -> ObjectCache<
         String, Data
     > {

@@ -39,16 +39,23 @@ extension ObjectCache {
             return nil
         }
         let decoded = decode(values, keyBytes: keyBytes, now: now)
-        if case .loaded(let loaded) = decoded { return loaded }
-        try discard(decoded, key: key, engineKey: engineKey)
-        return nil
+        switch decoded {
+        case .loaded(let loaded):
+            return loaded
+        case .migrated(let loaded, let created, let version):
+            storeMigrated(loaded, created: created, from: version, key: key, keyBytes: keyBytes)
+            return loaded
+        default:
+            try discard(decoded, key: key, engineKey: engineKey)
+            return nil
+        }
     }
 
     /// Reports, counts and (but for a collision) drops an entry a read could not use.
     @usableFromInline
     func discard(_ decoded: Decoded, key: Key, engineKey: String) throws {
         switch decoded {
-        case .loaded:
+        case .loaded, .migrated:
             return
         case .collision:
             // Another key hashed to the same name: its entry stays, this key misses.
@@ -73,6 +80,9 @@ extension ObjectCache {
     @usableFromInline
     enum Decoded {
         case loaded(Loaded)
+        /// A value an earlier schema `version` wrote, converted: to write back, its entry's
+        /// creation date kept.
+        case migrated(Loaded, created: Date, from: Int)
         /// Another key's entry under the same hashed name.
         case collision
         /// Another format, or no envelope.
@@ -87,8 +97,13 @@ extension ObjectCache {
     func decode(_ values: ReadValues, keyBytes: Data, now: Date) -> Decoded {
         let codec: ObjectCacheFormat.Codec
         let expires: Date?
-        switch Envelope.check(values, keyBytes: keyBytes, now: now, codec: format.codec) {
-        case .payload(let payloadCodec, let payloadExpires): (codec, expires) = (payloadCodec, payloadExpires)
+        switch Envelope.check(values, keyBytes: keyBytes, now: now, codec: format.codec, unversioned: unversionedSchema)
+        {
+        case .payload(let payloadCodec, let payloadExpires, let version):
+            guard version == schemaVersion else {
+                return migrate(values, codec: payloadCodec, expires: payloadExpires, from: version)
+            }
+            (codec, expires) = (payloadCodec, payloadExpires)
         case .collision: return .collision
         case .incompatible: return .incompatible
         case .expired: return .expired
@@ -172,18 +187,20 @@ extension ObjectCache {
     }
 
     /// The engine's key and slots for `value` (envelope and payload in one buffer, then the
-    /// attachments), and the payload's size; nothing is written.
+    /// attachments), and the payload's size; nothing is written. The envelope records the
+    /// current schema version (see ``SchemaRecord``) and `created`, or now.
     @inlinable
-    func encodeForDisk(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws
-        -> (engineKey: String, slots: [Data], cost: Int)
-    {
+    func encodeForDisk(
+        _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation
+    ) throws -> (engineKey: String, slots: [Data], cost: Int) {
         let keyBytes = try encodeKey(key, operation: operation)
         let isRaw = Value.self == Data.self
         let envelope = Envelope(
-            codec: isRaw ? .raw : format.codec, created: clock(), expires: expires, keyBytes: keyBytes)
+            codec: isRaw ? .raw : format.codec, created: created ?? clock(), expires: expires, keyBytes: keyBytes,
+            schemaVersion: schemaVersion == unversionedSchema ? nil : schemaVersion)
         // Envelope and payload in one buffer, handed to the engine as two slices of one `Data`.
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(Envelope.headerSize + keyBytes.count + 512)
+        buffer.reserveCapacity(Envelope.headerSize + 4 + keyBytes.count + 512)
         envelope.append(to: &buffer)
         let payloadStart = buffer.count
         if isRaw {

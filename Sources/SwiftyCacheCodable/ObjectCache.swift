@@ -54,6 +54,12 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     /// third of the time; `--workload durability`, four threads, 2.0× one thread's throughput
     /// with sixteen, 2.3–2.5× with sixty-four).
     @usableFromInline let writeStripes: [WriteStripe]
+    /// The schema version values are written in (the configuration's).
+    @usableFromInline let schemaVersion: Int
+    /// The schema version of entries whose envelope records none (see ``SchemaRecord``).
+    @usableFromInline let unversionedSchema: Int
+    /// The conversions from earlier schema versions, by version.
+    let migrations: [Int: SchemaMigration<Value>]
     /// The subscribers to ``changes(bufferingKeys:)`` and ``values(forKey:)``.
     let changeHub = ChangeHub<ObjectCacheChange<Key>>()
     /// The keys of engine names, kept while someone observes, for evictions by key.
@@ -69,31 +75,36 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     ///   - directory: A directory used by this cache alone.
     ///   - configuration: Limits, format, storage, schema version and expiry; the default
     ///     suits most caches (see ``ObjectCacheConfiguration``).
+    ///   - migrations: How to read values earlier schema versions wrote (see
+    ///     ``SchemaMigration``); with none, a cache written in another version opens empty.
     ///   - eventHandler: Told about entries the cache dropped on its own (undecodable, expired…).
     /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/invalidConfiguration`` for a bad
-    ///   setting, ``ObjectCacheError/Code/diskFailure`` (the engine's `CacheError` as its
-    ///   cause) when the directory cannot be opened: locked by another cache, not a directory,
-    ///   opened with the other storage, an I/O failure.
+    ///   setting (two migrations from one version, one from the current version),
+    ///   ``ObjectCacheError/Code/diskFailure`` (the engine's `CacheError` as its cause) when the
+    ///   directory cannot be opened: locked by another cache, not a directory, opened with the
+    ///   other storage, an I/O failure.
     public convenience init(
         directory: URL,
         configuration: ObjectCacheConfiguration = ObjectCacheConfiguration(),
+        migrations: [SchemaMigration<Value>] = [],
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil
     ) throws {
         try self.init(
-            directory: directory, configuration: configuration, diskOptions: configuration.diskOptions,
-            eventHandler: eventHandler, fileSystem: SystemFileSystem())
+            directory: directory, configuration: configuration, migrations: migrations,
+            diskOptions: configuration.diskOptions, eventHandler: eventHandler, fileSystem: SystemFileSystem())
     }
 
     /// Opens the cache over another file system, for fault injection in tests.
     package convenience init(
         directory: URL,
         configuration: ObjectCacheConfiguration = ObjectCacheConfiguration(),
+        migrations: [SchemaMigration<Value>] = [],
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil,
         fileSystem: any FileSystem
     ) throws {
         try self.init(
-            directory: directory, configuration: configuration, diskOptions: configuration.diskOptions,
-            eventHandler: eventHandler, fileSystem: fileSystem)
+            directory: directory, configuration: configuration, migrations: migrations,
+            diskOptions: configuration.diskOptions, eventHandler: eventHandler, fileSystem: fileSystem)
     }
 
     /// Opens the cache with `configuration`, over `diskOptions` (the configuration's, or the
@@ -101,6 +112,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     init(
         directory: URL,
         configuration: ObjectCacheConfiguration,
+        migrations: [SchemaMigration<Value>] = [],
         diskOptions options: DiskLRUCache.Options,
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)?,
         fileSystem: any FileSystem
@@ -114,12 +126,31 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         guard attachmentCount >= 0 else {
             throw ObjectCacheError.invalidConfiguration("attachmentCount must not be negative", operation: .open)
         }
+        let migrationsByVersion = try Self.index(migrations, current: configuration.schemaVersion)
+        // A directory last opened with a version this cache migrates from opens with that
+        // version (any other would empty it), then takes the current one.
+        var openVersion = configuration.schemaVersion
+        if !migrations.isEmpty, let recorded = DiskLRUCache.recordedAppVersion(in: directory, fileSystem: fileSystem),
+            migrationsByVersion[recorded] != nil
+        {
+            openVersion = recorded
+        }
         do {
             self.disk = try DiskLRUCache(
-                directory: directory, appVersion: configuration.schemaVersion, valueCount: 2 + attachmentCount,
+                directory: directory, appVersion: openVersion, valueCount: 2 + attachmentCount,
                 maxSize: configuration.maxDiskSize, options: options, fileSystem: fileSystem)
         } catch {
             throw ObjectCacheError.wrapping(error, key: nil, operation: .open)
+        }
+        self.schemaVersion = configuration.schemaVersion
+        self.migrations = migrationsByVersion
+        do {
+            self.unversionedSchema = try Self.adoptSchemaVersion(
+                configuration.schemaVersion, openedWith: openVersion, disk: disk, directory: directory,
+                fileSystem: fileSystem)
+        } catch {
+            try? disk.close()
+            throw error
         }
         self.format = configuration.format
         self.defaultTimeToLive = configuration.defaultTimeToLive

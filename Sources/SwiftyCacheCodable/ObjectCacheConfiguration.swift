@@ -50,8 +50,9 @@ public struct ObjectCacheConfiguration: Sendable {
     /// write. Every write throws ``ObjectCacheError/Code/readOnly``. The default is `false`.
     public var isReadOnly: Bool
 
-    /// Your value type's version. Opening a cache written with another version starts with an
-    /// empty cache. The default is 1.
+    /// Your value type's version. Opening a cache last opened with another version starts with
+    /// an empty cache, unless a ``SchemaMigration`` passed to the cache reads that version (see
+    /// <doc:MigratingValues>). The default is 1.
     public var schemaVersion: Int
 
     /// How long entries live unless `set` says otherwise; `nil`, the default, keeps them until

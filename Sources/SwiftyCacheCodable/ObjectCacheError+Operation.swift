@@ -29,6 +29,7 @@ extension ObjectCacheError {
         public static let removeExpired = Operation(name: "removeExpired")
         public static let clearMemory = Operation(name: "clearMemory")
         public static let setMaxDiskSize = Operation(name: "setMaxDiskSize")
+        public static let migrateAll = Operation(name: "migrateAll")
         /// Saving a value the memory tier evicted before it was saved.
         public static let evictFromMemory = Operation(name: "evict from memory")
         /// Opening a ``CacheStore``.

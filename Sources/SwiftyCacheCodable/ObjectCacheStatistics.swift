@@ -14,6 +14,8 @@ public struct ObjectCacheStatistics: Sendable, Hashable {
     public var saves = 0
     /// Entries found expired and removed.
     public var expirations = 0
+    /// Values read in an earlier schema version and converted by a ``SchemaMigration``.
+    public var migrations = 0
 
     /// All counters zero.
     public init() {}

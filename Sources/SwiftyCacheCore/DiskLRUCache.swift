@@ -37,7 +37,7 @@ public final class DiskLRUCache: Sendable {
     /// The directory holding the journal and the value files.
     public let directory: URL
     /// The application's data version; a journal written with another one is discarded.
-    public let appVersion: Int
+    public var appVersion: Int { state.withLock { $0.journal.appVersion } }
     /// The number of value slots in every entry.
     public let valueCount: Int
     /// The options the cache was opened with.
@@ -141,7 +141,6 @@ public final class DiskLRUCache: Sendable {
             state.journal.marksBatches = header.marksBatches
         }
         self.directory = URL(filePath: path, directoryHint: .isDirectory)
-        self.appVersion = appVersion
         self.valueCount = valueCount
         self.options = options
         self.recoveryReport = report

@@ -172,4 +172,46 @@ import Darwin
         }
         try cache.close()
     }
+
+    /// `Note` with a field added: the next schema version of the fixtures' values.
+    struct RatedNote: Codable, Equatable {
+        var note: Note
+        var stars: Int
+    }
+
+    /// A cache an earlier release wrote (in schema version 1, the default) opens in version 2
+    /// with a migration from 1: every value converted, none lost to a wipe, and the
+    /// conversions written back so that a later open needs no migration.
+    @Test(
+        arguments: releases,
+        [
+            ("object-json-packed", ObjectCacheFormat.json, DiskLRUCache.Storage.packed),
+            ("object-plist-packed", .propertyList(), .packed),
+            ("object-xmlplist-packed", .propertyList(.xml), .packed),
+            ("object-json-files", .json, .files),
+        ])
+    func anObjectCacheMigratesToANewSchemaVersion(
+        release: String, fixture: (name: String, format: ObjectCacheFormat, storage: DiskLRUCache.Storage)
+    ) async throws {
+        let (name, format, storage) = fixture
+        let (directory, url) = try Self.copy(name, of: release)
+        _ = directory
+        let configuration = ObjectCacheConfiguration(format: format, schemaVersion: 2, storage: storage)
+        let cache = try ObjectCache<String, RatedNote>(
+            directory: url, configuration: configuration,
+            migrations: [.from(1, as: Note.self) { RatedNote(note: $0, stars: $0.id % 5) }])
+        #expect(try await cache.migrateAll().migrated == 25)
+        try await cache.close()
+        let reopened = try ObjectCache<String, RatedNote>(directory: url, configuration: configuration)
+        for index in 0..<25 {
+            var expected = Self.note(index)
+            if name.contains("xml") {
+                expected.created = Date(timeIntervalSince1970: expected.created.timeIntervalSince1970.rounded(.down))
+            }
+            #expect(
+                try await reopened.value(forKey: "note-\(index)") == RatedNote(note: expected, stars: index % 5),
+                "note-\(index)")
+        }
+        try await reopened.close()
+    }
 }

@@ -12,23 +12,35 @@ public import Foundation
 ///
 ///     offset  size  field
 ///     0       4     magic "SCOB"
-///     4       1     envelope version (1)
+///     4       1     envelope version (1 or 2)
 ///     5       1     codec (0 raw, 1 JSON, 2 binary plist, 3 XML plist)
 ///     6       2     reserved, zero
 ///     8       8     created, seconds since 1970 (Double bits)
 ///     16      8     expires, seconds since 1970 (Double bits; NaN: never)
 ///     24      4     key length n
+///     version 1:
 ///     28      n     the original key's canonical bytes
+///     version 2:
+///     28      4     the value's schema version (Int32)
+///     32      n     the original key's canonical bytes
+///
+/// A version 1 envelope records no schema version: its value has the version the directory
+/// gives such entries (``SchemaRecord``). An entry is written in version 1 whenever that is
+/// its schema version, so a cache that never changed its schema stays readable by the releases
+/// before version 2, which read a version 2 envelope as another format (a miss).
 @usableFromInline
 struct Envelope: Equatable {
     static let magic = Array("SCOB".utf8)
-    static let currentVersion: UInt8 = 1
     @usableFromInline static let headerSize = 28
+    /// The bytes before the key in a version 2 envelope.
+    static let versionedHeaderSize = 32
 
     var codec: ObjectCacheFormat.Codec
     var created: Date
     var expires: Date?
     var keyBytes: Data
+    /// The value's schema version, recorded (version 2); `nil` for a version 1 envelope.
+    var schemaVersion: Int?
 
     func encoded() -> Data {
         var bytes: [UInt8] = []
@@ -39,17 +51,18 @@ struct Envelope: Equatable {
     /// Appends the envelope to `bytes`, where the payload follows it: one buffer for both.
     @usableFromInline
     func append(to bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + Self.headerSize + keyBytes.count)
+        bytes.reserveCapacity(bytes.count + Self.versionedHeaderSize + keyBytes.count)
         // Byte by byte and through buffer pointers: `append(contentsOf:)` of an array literal
         // or a `Data` takes the generic path, a tenth of an encode of a small value.
         for byte in Self.magic { bytes.append(byte) }
-        bytes.append(Self.currentVersion)
+        bytes.append(schemaVersion == nil ? 1 : 2)
         bytes.append(codec.rawValue)
         bytes.append(0)
         bytes.append(0)
         Self.append(created.timeIntervalSince1970.bitPattern, to: &bytes)
         Self.append((expires?.timeIntervalSince1970 ?? .nan).bitPattern, to: &bytes)
         Self.append(UInt32(truncatingIfNeeded: keyBytes.count), to: &bytes)
+        if let schemaVersion { Self.append(Int32(truncatingIfNeeded: schemaVersion), to: &bytes) }
         keyBytes.withUnsafeBytes { bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
@@ -60,36 +73,59 @@ struct Envelope: Equatable {
     }
 
     @usableFromInline
-    init(codec: ObjectCacheFormat.Codec, created: Date, expires: Date?, keyBytes: Data) {
+    init(codec: ObjectCacheFormat.Codec, created: Date, expires: Date?, keyBytes: Data, schemaVersion: Int? = nil) {
         self.codec = codec
         self.created = created
         self.expires = expires
         self.keyBytes = keyBytes
+        self.schemaVersion = schemaVersion
     }
 
     init(decoding data: Data) throws(DecodingFailure) {
-        let (codec, created, expires) = try data.withUnsafeBytes { bytes in Self.fields(of: bytes) }.get()
-        self.codec = codec
-        self.created = Date(timeIntervalSince1970: created)
-        self.expires = expires.isNaN ? nil : Date(timeIntervalSince1970: expires)
-        self.keyBytes = data.dropFirst(Self.headerSize)
+        let fields = try data.withUnsafeBytes { bytes in Self.fields(of: bytes) }.get()
+        self.codec = fields.codec
+        self.created = Date(timeIntervalSince1970: fields.created)
+        self.expires = fields.expires.isNaN ? nil : Date(timeIntervalSince1970: fields.expires)
+        self.keyBytes = data.dropFirst(fields.keyOffset)
+        self.schemaVersion = fields.schemaVersion
     }
 
-    /// The codec, creation and expiry (NaN: never) of the envelope in `bytes`, checked: the
-    /// magic, the version, the codec and the key's length, which must end the bytes.
-    private static func fields(
-        of bytes: UnsafeRawBufferPointer
-    ) -> Result<(ObjectCacheFormat.Codec, Double, Double), DecodingFailure> {
+    /// An envelope's fields as read: dates as seconds (expires NaN: never), and where the key
+    /// begins.
+    struct Fields {
+        var codec: ObjectCacheFormat.Codec
+        var created: Double
+        var expires: Double
+        var schemaVersion: Int?
+        var keyOffset: Int
+    }
+
+    /// The fields of the envelope in `bytes`, checked: the magic, the version, the codec and
+    /// the key's length, which must end the bytes.
+    static func fields(of bytes: UnsafeRawBufferPointer) -> Result<Fields, DecodingFailure> {
         guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else {
             return .failure(.notAnEnvelope)
         }
-        guard bytes[4] == Self.currentVersion else { return .failure(.unsupportedVersion(bytes[4])) }
+        let keyOffset: Int
+        switch bytes[4] {
+        case 1: keyOffset = Self.headerSize
+        case 2 where bytes.count >= Self.versionedHeaderSize: keyOffset = Self.versionedHeaderSize
+        case 2: return .failure(.notAnEnvelope)
+        default: return .failure(.unsupportedVersion(bytes[4]))
+        }
         guard let codec = ObjectCacheFormat.Codec(rawValue: bytes[5]) else { return .failure(.unknownCodec(bytes[5])) }
         let keyLength = Int(Self.read(UInt32.self, bytes, at: 24))
-        guard bytes.count == Self.headerSize + keyLength else { return .failure(.notAnEnvelope) }
-        let created = Double(bitPattern: Self.read(UInt64.self, bytes, at: 8))
-        let expires = Double(bitPattern: Self.read(UInt64.self, bytes, at: 16))
-        return .success((codec, created, expires))
+        // `bytes.count - keyOffset` cannot go below zero: checked above. No addition that a
+        // hostile length could overflow.
+        guard bytes.count - keyOffset == keyLength else { return .failure(.notAnEnvelope) }
+        return .success(
+            Fields(
+                codec: codec,
+                created: Double(bitPattern: Self.read(UInt64.self, bytes, at: 8)),
+                expires: Double(bitPattern: Self.read(UInt64.self, bytes, at: 16)),
+                schemaVersion: keyOffset == Self.versionedHeaderSize
+                    ? Int(Int32(bitPattern: Self.read(UInt32.self, bytes, at: 28))) : nil,
+                keyOffset: keyOffset))
     }
 
     func isExpired(at now: Date) -> Bool {
@@ -100,8 +136,9 @@ struct Envelope: Equatable {
     /// What an entry's envelope says of its payload, for a read of `keyBytes` at `now`.
     @usableFromInline
     enum Check {
-        /// The payload (slot 1) is the key's value, in `codec`, live until `expires`.
-        case payload(codec: ObjectCacheFormat.Codec, expires: Date?)
+        /// The payload (slot 1) is the key's value, in `codec`, live until `expires`, encoded
+        /// under `schemaVersion`.
+        case payload(codec: ObjectCacheFormat.Codec, expires: Date?, schemaVersion: Int)
         /// Another key's entry under the same hashed name.
         case collision
         /// Another format, or no envelope.
@@ -111,19 +148,21 @@ struct Envelope: Equatable {
 
     /// Checks the envelope in slot 0 of an entry read for `keyBytes`, where the read left it:
     /// its format must be `codec` (or raw bytes), its key `keyBytes`, and its expiry after
-    /// `now`. Not generic, so that the typed read around it, specialized for the caller's
-    /// types, stays small.
+    /// `now`; a version 1 envelope's schema version is `unversioned`. Not generic, so that the
+    /// typed read around it, specialized for the caller's types, stays small.
     @usableFromInline
-    static func check(_ values: ReadValues, keyBytes: Data, now: Date, codec: ObjectCacheFormat.Codec) -> Check {
+    static func check(
+        _ values: ReadValues, keyBytes: Data, now: Date, codec: ObjectCacheFormat.Codec, unversioned: Int
+    ) -> Check {
         guard values.count >= 2 else { return .incompatible }
         return values.withBytes(ofSlot: 0) { bytes -> Check in
-            guard case .success(let (found, _, expiresBits)) = fields(of: bytes), found == codec || found == .raw
+            guard case .success(let fields) = fields(of: bytes), fields.codec == codec || fields.codec == .raw
             else { return .incompatible }
-            let storedKey = UnsafeRawBufferPointer(rebasing: bytes[Self.headerSize...])
+            let storedKey = UnsafeRawBufferPointer(rebasing: bytes[fields.keyOffset...])
             guard keyBytes.withUnsafeBytes({ $0.elementsEqual(storedKey) }) else { return .collision }
-            let expires = expiresBits.isNaN ? nil : Date(timeIntervalSince1970: expiresBits)
+            let expires = fields.expires.isNaN ? nil : Date(timeIntervalSince1970: fields.expires)
             if let expires, expires <= now { return .expired }
-            return .payload(codec: found, expires: expires)
+            return .payload(codec: fields.codec, expires: expires, schemaVersion: fields.schemaVersion ?? unversioned)
         }
     }
 

@@ -232,6 +232,7 @@ extension ObjectCacheStatistics {
         diskHits += other.diskHits
         misses += other.misses
         decodeFailures += other.decodeFailures
+        migrations += other.migrations
         memoryEvictions += other.memoryEvictions
         saves += other.saves
         expirations += other.expirations

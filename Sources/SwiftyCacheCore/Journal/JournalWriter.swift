@@ -4,7 +4,9 @@
 /// decision.
 struct JournalWriter {
     let directory: CacheDirectory
-    let appVersion: Int
+    /// The version every header written from now on records (changed only by
+    /// `DiskLRUCache.changeAppVersion(to:)`, which rewrites the journal).
+    var appVersion: Int
     let valueCount: Int
     /// The journal's format: files (Java-compatible) or packed.
     let format: Journal.Format
