@@ -7,7 +7,7 @@ struct Options {
     var valueSizes = [1024, 65_536]
     var rounds = 5
     var workloads: Set<String> = [
-        "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large",
+        "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large", "schema",
     ]
     var scalingSizes = [1_000, 10_000, 100_000]
     /// `--footprint-sizes`, in MiB.
@@ -22,7 +22,7 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint,schema]
                                  [--footprint-sizes 1,8,64]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
@@ -37,6 +37,8 @@ struct Options {
           --workload footprint  a packed ObjectCache's allocated disk over its maxDiskSize under
                          churn, at each --footprint-sizes size in MiB (default 1,8,64)
           --workload save-profile  200 rounds of 500 write-back notes and save(), for a profiler
+          --workload schema  reads of notes one schema version old against current ones, and
+                         fetch-through hits against memory hits
           --charts       draws SVG charts (against SQLite, latency; scale with --scale-report)
                          from the JSON of earlier runs into --chart-dir (default docs/charts)
         """
@@ -259,6 +261,9 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("observation") {
             add(try await ObservationWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("schema") {
+            add(try await SchemaWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
         }
         if options.workloads.contains("memory-hits") {
             add(try MemoryHitWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run())

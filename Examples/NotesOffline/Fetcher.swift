@@ -46,8 +46,8 @@ struct Fetcher: Sendable {
         if let skipped = Self.binaryExtension(of: url) { return .skipped(skipped) }
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.setValue("text/html, text/*;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
-        if let etag = cached?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        if let lastModified = cached?.lastModified {
+        if let etag = cached?.validators.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified = cached?.validators.lastModified {
             request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
         }
         let data: Data
@@ -88,8 +88,11 @@ struct Fetcher: Sendable {
             Page(
                 url: http.url.flatMap(NoteURL.normalize) ?? url,
                 title: (isHTML ? HTMLText.title(of: body) : nil) ?? url.lastPathComponent, body: body,
-                contentType: contentType, etag: http.value(forHTTPHeaderField: "ETag"),
-                lastModified: http.value(forHTTPHeaderField: "Last-Modified"), fetchedAt: now))
+                contentType: contentType,
+                validators: Validators(
+                    etag: http.value(forHTTPHeaderField: "ETag"),
+                    lastModified: http.value(forHTTPHeaderField: "Last-Modified")),
+                fetchedAt: now))
     }
 
     private func fetchFile(_ url: URL, cached: Page?, now: Date) throws -> FetchOutcome {
@@ -102,7 +105,7 @@ struct Fetcher: Sendable {
         }
         // The modification date plays the part of Last-Modified.
         let modified = (attributes[.modificationDate] as? Date).map { String($0.timeIntervalSince1970) }
-        if let cached, let modified, cached.lastModified == modified { return .notModified }
+        if let cached, let modified, cached.validators.lastModified == modified { return .notModified }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FetchError(description: "\(path): cannot be read")
         }
@@ -114,7 +117,7 @@ struct Fetcher: Sendable {
         return .fetched(
             Page(
                 url: url, title: (type == "text/html" ? HTMLText.title(of: body) : nil) ?? url.lastPathComponent,
-                body: body, contentType: type, etag: nil, lastModified: modified, fetchedAt: now))
+                body: body, contentType: type, validators: Validators(lastModified: modified), fetchedAt: now))
     }
 
     static func isText(_ contentType: String) -> Bool {

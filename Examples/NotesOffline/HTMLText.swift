@@ -8,30 +8,57 @@ enum HTMLText {
         firstElement("title", in: body)
     }
 
-    /// The targets of `href` attributes, in order, without duplicates or fragments.
+    /// The targets of the links a reader follows, in order, without duplicates or fragments:
+    /// the `href` of `<a>` and `<area>` elements. Other elements' `href` (a stylesheet's
+    /// `<link>`, a `<base>`) and attributes whose name only contains `href` (`hreflang`,
+    /// `data-href`) are not links to pages.
+    ///
+    /// - Complexity: O(n), one pass over the tags.
     static func links(in body: String) -> [String] {
         var links: [String] = []
         var seen = Set<String>()
         var rest = body[...]
-        while let range = rest.range(of: "href", options: .caseInsensitive) {
-            rest = rest[range.upperBound...].drop { $0 == " " }
-            guard rest.first == "=" else { continue }
-            rest = rest.dropFirst().drop { $0 == " " }
-            let value: Substring
-            if let quote = rest.first, quote == "\"" || quote == "'" {
-                let inner = rest.dropFirst()
-                guard let end = inner.firstIndex(of: quote) else { break }
-                value = inner[..<end]
-                rest = inner[end...]
-            } else {
-                let end = rest.firstIndex { $0 == " " || $0 == ">" } ?? rest.endIndex
-                value = rest[..<end]
-                rest = rest[end...]
-            }
-            let link = String(value.split(separator: "#", omittingEmptySubsequences: false).first ?? "")
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[rest.index(after: open)...]
+            let name = rest.prefix { !$0.isWhitespace && $0 != ">" && $0 != "/" }.lowercased()
+            rest = rest.dropFirst(name.count)
+            let (attributes, end) = tagAttributes(rest)
+            rest = rest[end...]
+            guard name == "a" || name == "area", let href = attributes["href"] else { continue }
+            let link = String(href.split(separator: "#", omittingEmptySubsequences: false).first ?? "")
             if !link.isEmpty, seen.insert(link).inserted { links.append(decodeEntities(link)) }
         }
         return links
+    }
+
+    /// The attributes of a tag whose name has been read (lower-cased names; the first of a
+    /// repeated name wins, as in HTML), and where the tag ends.
+    private static func tagAttributes(_ tag: Substring) -> (attributes: [String: String], end: Substring.Index) {
+        var attributes: [String: String] = [:]
+        var rest = tag
+        while true {
+            rest = rest.drop { $0.isWhitespace || $0 == "/" }
+            guard let first = rest.first, first != ">" else { break }
+            let name = rest.prefix { !$0.isWhitespace && $0 != "=" && $0 != ">" && $0 != "/" }
+            rest = rest.dropFirst(max(name.count, 1)).drop { $0.isWhitespace }
+            var value = ""
+            if rest.first == "=" {
+                rest = rest.dropFirst().drop { $0.isWhitespace }
+                if let quote = rest.first, quote == "\"" || quote == "'" {
+                    let inner = rest.dropFirst()
+                    let close = inner.firstIndex(of: quote) ?? inner.endIndex
+                    value = String(inner[..<close])
+                    rest = close < inner.endIndex ? inner[inner.index(after: close)...] : inner[close...]
+                } else {
+                    let unquoted = rest.prefix { !$0.isWhitespace && $0 != ">" }
+                    value = String(unquoted)
+                    rest = rest.dropFirst(unquoted.count)
+                }
+            }
+            let key = name.lowercased()
+            if !key.isEmpty, attributes[key] == nil { attributes[key] = value }
+        }
+        return (attributes, rest.startIndex)
     }
 
     /// The text of a page: tags dropped, block ends as line breaks, entities decoded.

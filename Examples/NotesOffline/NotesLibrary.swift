@@ -1,6 +1,7 @@
 import Foundation
 import SwiftyCacheCodable
 import SwiftyCacheCore
+import Synchronization
 
 /// The offline notes library: a folder holding the `pages` namespace (`ObjectCache<URL, Page>`)
 /// and `notes-offline.json`, the marker that says the folder is ours and keeps the settings.
@@ -107,7 +108,9 @@ struct NotesLibrary: Sendable {
         do {
             pages = try CacheStore(directory: root, readOnly: readOnly).objects(
                 namespace, of: Page.self, keyType: URL.self,
-                configuration: ObjectCacheConfiguration(maxDiskSize: maxSize, memoryLimit: 64))
+                configuration: ObjectCacheConfiguration(
+                    maxDiskSize: maxSize, memoryLimit: 64, schemaVersion: Page.schemaVersion),
+                migrations: Page.migrations)
         } catch let error as ObjectCacheError {
             // The store wraps the engine's error; its code says why the directory did not open.
             let cause = error.cause as? CacheError
@@ -149,19 +152,6 @@ struct NotesLibrary: Sendable {
         try pages?.value(forKey: url)
     }
 
-    /// Stores a fetched page, refusing one larger than the whole cache (it would be evicted at once).
-    func store(_ page: Page) async throws {
-        guard let pages else { return }
-        // The envelope and the JSON around the body take a little more than the body itself.
-        guard page.byteCount < settings.maxSize else {
-            throw FetchError(
-                description:
-                    "\(page.url.absoluteString): the page is \(formatBytes(page.byteCount)), larger than the cache limit of \(formatBytes(settings.maxSize)); raise it with 'notes-offline limit'"
-            )
-        }
-        try await pages.set(page, forKey: page.url)
-    }
-
     /// What refreshing one URL did.
     enum Refresh {
         case new(Page)
@@ -177,28 +167,59 @@ struct NotesLibrary: Sendable {
         }
     }
 
-    /// Fetches `url` (or confirms the cached copy with a conditional request) and caches it.
-    func refresh(_ url: URL, with fetcher: Fetcher) async throws -> Refresh {
-        let cached = try await pages?.value(forKey: url)
+    /// Fetches `url` (or confirms the cached copy with a conditional request) and caches it,
+    /// through the cache's fetch-through: a copy fetched less than `maxAge` ago is kept as it
+    /// is, and however many refreshes of one URL run at once, one request goes out.
+    func refresh(_ url: URL, maxAge: Duration = .zero, with fetcher: Fetcher) async throws -> Refresh {
+        guard let pages else { return .skipped(reason: "the cache is read-only") }
+        let cached = try await pages.value(forKey: url)
+        // What this call's own fetch did; a call that joined another's fetch (or found a fresh
+        // copy) leaves it empty.
+        let outcome = Outcome()
+        let maxSize = settings.maxSize
         do {
-            switch try await fetcher.fetch(url, cached: cached, now: Date()) {
-            case .fetched(let page):
-                try await store(page)
-                return cached == nil ? .new(page) : .updated(page)
-            case .notModified:
-                guard var page = cached else { throw FetchError(description: "\(url.absoluteString): no cached copy") }
-                page.fetchedAt = Date()
-                try await pages?.set(page, forKey: url)
-                return .unchanged(page)
-            case .skipped(let reason):
-                return .skipped(reason: reason)
+            let page = try await pages.value(forKey: url, maxAge: maxAge) { url in
+                switch try await fetcher.fetch(url, cached: cached, now: Date()) {
+                case .fetched(let page):
+                    // Larger than the whole cache: it would be evicted at once.
+                    guard page.byteCount < maxSize else {
+                        throw FetchError(
+                            description:
+                                "\(page.url.absoluteString): the page is \(formatBytes(page.byteCount)), larger than the cache limit of \(formatBytes(maxSize)); raise it with 'notes-offline limit'"
+                        )
+                    }
+                    outcome.value.withLock { $0 = cached == nil ? .new(page) : .updated(page) }
+                    return page
+                case .notModified:
+                    guard var page = cached else {
+                        throw FetchError(description: "\(url.absoluteString): no cached copy")
+                    }
+                    page.fetchedAt = Date()
+                    outcome.value.withLock { $0 = .unchanged(page) }
+                    return page
+                case .skipped(let reason):
+                    throw SkippedPage(reason: reason)
+                }
             }
+            return outcome.value.withLock { $0 } ?? .unchanged(page)
+        } catch let skipped as SkippedPage {
+            return .skipped(reason: skipped.reason)
         } catch let error as FetchError {
             guard let cached else { throw error }
             throw FetchError(
                 description:
                     "\(error.description) (the cached copy from \(cached.fetchedAt.formatted(.iso8601)) is kept)")
         }
+    }
+
+    /// What one refresh's own fetch did, set from inside the fetch.
+    private final class Outcome: Sendable {
+        let value = Mutex<Refresh?>(nil)
+    }
+
+    /// A page the fetch chose not to cache (not text, another host): not an error.
+    private struct SkippedPage: Error {
+        var reason: String
     }
 
     func close() {

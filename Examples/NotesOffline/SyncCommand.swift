@@ -12,10 +12,14 @@ struct SyncCommand: Command {
                 name: "--concurrency", valueName: "N", help: "requests in flight at once, 1 to 64", defaultText: "4"),
             .timeout,
             OptionSpec(
+                name: "--max-age", valueName: "SECONDS",
+                help: "leave pages fetched less than this long ago as they are, without a request", defaultText: "0"),
+            OptionSpec(
                 name: "--span-hosts", valueName: nil, help: "also follow links and redirects to other hosts"),
         ],
         examples: [
             "notes-offline sync https://example.com/notes/",
+            "notes-offline sync https://example.com/notes/ --max-age 3600   # only pages older than an hour",
             "notes-offline sync https://example.com/notes/ --concurrency 8 --timeout 10",
         ])
 
@@ -27,6 +31,7 @@ struct SyncCommand: Command {
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
         let concurrency = try parsed.number("--concurrency", in: 1...64, default: 4)
+        let maxAge = Duration.seconds(try parsed.number("--max-age", in: 0...31_536_000, default: 0))
         let timeout = try parsed.timeout()
         let root = try parsed.cacheDirectory()
         let indexURL = try NoteURL.parse(parsed.positionals[0])
@@ -38,7 +43,7 @@ struct SyncCommand: Command {
         defer { interrupt.restore() }
         let work = Task {
             try await sync(
-                indexURL, library: library, fetcher: fetcher, concurrency: concurrency,
+                indexURL, library: library, fetcher: fetcher, concurrency: concurrency, maxAge: maxAge,
                 spanHosts: spanHosts, output: output)
         }
         interrupt.onInterrupt { work.cancel() }
@@ -77,10 +82,11 @@ struct SyncCommand: Command {
 
     /// Fetches the index, then its links, `concurrency` at a time; one result line per page.
     private func sync(
-        _ indexURL: URL, library: NotesLibrary, fetcher: Fetcher, concurrency: Int, spanHosts: Bool, output: Output
+        _ indexURL: URL, library: NotesLibrary, fetcher: Fetcher, concurrency: Int, maxAge: Duration, spanHosts: Bool,
+        output: Output
     ) async throws -> (Tally, Int) {
         var tally = Tally()
-        let indexResult = try await library.refresh(indexURL, with: fetcher)
+        let indexResult = try await library.refresh(indexURL, maxAge: maxAge, with: fetcher)
         guard let index = indexResult.page else {
             if case .skipped(let reason) = indexResult {
                 throw FetchError(description: "\(indexURL.absoluteString): \(reason)")
@@ -102,7 +108,7 @@ struct SyncCommand: Command {
                 progress.started(name(url))
                 group.addTask {
                     do {
-                        return (url, .success(try await library.refresh(url, with: fetcher)))
+                        return (url, .success(try await library.refresh(url, maxAge: maxAge, with: fetcher)))
                     } catch {
                         return (url, .failure(error))
                     }

@@ -124,7 +124,9 @@ extension ObjectCache {
 
     private func loadIntoMemory(_ key: Key) throws {
         guard let loaded = try load(key, now: clock()) else { return }
-        if memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) {
+        if memory.storeLoaded(
+            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)
+        {
             trimMemory(after: key)
         }
     }

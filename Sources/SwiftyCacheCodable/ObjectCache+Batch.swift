@@ -32,12 +32,13 @@ extension ObjectCache {
     public func set(
         contentsOf values: some Sequence<(key: Key, value: Value)>, expiresAfter: Duration? = nil
     ) throws {
-        let expires = (expiresAfter ?? defaultTimeToLive).map { clock().addingTimeInterval($0.timeInterval) }
+        let now = clock()
+        let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
         let values = Array(values)
         var encoded: [(engineKey: String, slots: [Data], cost: Int)] = []
         encoded.reserveCapacity(values.count)
         for (key, value) in values {
-            encoded.append(try encodeForDisk(value, forKey: key, expires: expires, operation: .set))
+            encoded.append(try encodeForDisk(value, forKey: key, created: now, expires: expires, operation: .set))
         }
         var start = 0
         while start < values.count {
@@ -47,7 +48,8 @@ extension ObjectCache {
                 let (key, value) = values[index]
                 let mayNeedTrim = memory.withLock(for: key) { tier in
                     tier.statistics.saves += 1
-                    return tier.storeWritten(value, forKey: key, cost: encoded[index].cost, expires: expires)
+                    return tier.storeWritten(
+                        value, forKey: key, cost: encoded[index].cost, expires: expires, created: now)
                 }
                 if mayNeedTrim { trimMemory(after: key) }
                 publish(.set, key: key)

@@ -14,12 +14,15 @@ extension ObjectCache {
         @usableFromInline var value: Value
         @usableFromInline var cost: Int
         @usableFromInline var expires: Date?
+        /// The entry's creation date.
+        @usableFromInline var created: Date
 
         @inlinable
-        init(value: Value, cost: Int, expires: Date?) {
+        init(value: Value, cost: Int, expires: Date?, created: Date) {
             self.value = value
             self.cost = cost
             self.expires = expires
+            self.created = created
         }
     }
 
@@ -42,8 +45,8 @@ extension ObjectCache {
         switch decoded {
         case .loaded(let loaded):
             return loaded
-        case .migrated(let loaded, let created, let version):
-            storeMigrated(loaded, created: created, from: version, key: key, keyBytes: keyBytes)
+        case .migrated(let loaded, let version):
+            storeMigrated(loaded, from: version, key: key, keyBytes: keyBytes)
             return loaded
         default:
             try discard(decoded, key: key, engineKey: engineKey)
@@ -82,7 +85,7 @@ extension ObjectCache {
         case loaded(Loaded)
         /// A value an earlier schema `version` wrote, converted: to write back, its entry's
         /// creation date kept.
-        case migrated(Loaded, created: Date, from: Int)
+        case migrated(Loaded, from: Int)
         /// Another key's entry under the same hashed name.
         case collision
         /// Another format, or no envelope.
@@ -97,13 +100,15 @@ extension ObjectCache {
     func decode(_ values: ReadValues, keyBytes: Data, now: Date) -> Decoded {
         let codec: ObjectCacheFormat.Codec
         let expires: Date?
+        let created: Date
         switch Envelope.check(values, keyBytes: keyBytes, now: now, codec: format.codec, unversioned: unversionedSchema)
         {
-        case .payload(let payloadCodec, let payloadExpires, let version):
+        case .payload(let payloadCodec, let payloadExpires, let payloadCreated, let version):
             guard version == schemaVersion else {
-                return migrate(values, codec: payloadCodec, expires: payloadExpires, from: version)
+                return migrate(
+                    values, codec: payloadCodec, expires: payloadExpires, created: payloadCreated, from: version)
             }
-            (codec, expires) = (payloadCodec, payloadExpires)
+            (codec, expires, created) = (payloadCodec, payloadExpires, payloadCreated)
         case .collision: return .collision
         case .incompatible: return .incompatible
         case .expired: return .expired
@@ -111,7 +116,7 @@ extension ObjectCache {
         do {
             var value = try values.withBytes(ofSlot: 1) { try decodeValue($0, codec: codec) }
             if attachmentCount > 0 { value = restoringAttachments(of: value, from: values) }
-            return .loaded(Loaded(value: value, cost: values.length(ofSlot: 1), expires: expires))
+            return .loaded(Loaded(value: value, cost: values.length(ofSlot: 1), expires: expires, created: created))
         } catch {
             return .undecodable(error)
         }
@@ -154,7 +159,8 @@ extension ObjectCache {
             return .needsIO
         }
         memory.countDiskHit(key)
-        let stored = memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires)
+        let stored = memory.storeLoaded(
+            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)
         return .found((loaded.value, stored ? memory.trim(after: key) : []))
     }
 
@@ -177,8 +183,10 @@ extension ObjectCache {
 
     /// Encodes and writes one value; returns its encoded size. The caller counts the save.
     @inlinable
-    func write(_ value: Value, forKey key: Key, expires: Date?, operation: ObjectCacheError.Operation) throws -> Int {
-        let encoded = try encodeForDisk(value, forKey: key, expires: expires, operation: operation)
+    func write(
+        _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation
+    ) throws -> Int {
+        let encoded = try encodeForDisk(value, forKey: key, created: created, expires: expires, operation: operation)
         try stripe(for: encoded.engineKey).lock.withLock { writes in
             try diskCall(key, operation: operation) { try disk.setData(encoded.slots, forKey: encoded.engineKey) }
             writes += 1

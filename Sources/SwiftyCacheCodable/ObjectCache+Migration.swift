@@ -66,8 +66,8 @@ extension ObjectCache {
                 let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes)
             else { continue }
             let decoded = decode(values, keyBytes: envelope.keyBytes, now: now)
-            if case .migrated(let loaded, let created, let version) = decoded {
-                if storeMigrated(loaded, created: created, from: version, key: key, keyBytes: envelope.keyBytes) {
+            if case .migrated(let loaded, let version) = decoded {
+                if storeMigrated(loaded, from: version, key: key, keyBytes: envelope.keyBytes) {
                     migrated += 1
                 }
             } else {
@@ -114,17 +114,15 @@ extension ObjectCache {
     /// Converts an entry of schema `version`, as its migration reads it; `.incompatible` when
     /// no migration reads that version. Out of line: the rare path of a read.
     @usableFromInline
-    func migrate(_ values: ReadValues, codec: ObjectCacheFormat.Codec, expires: Date?, from version: Int) -> Decoded {
+    func migrate(
+        _ values: ReadValues, codec: ObjectCacheFormat.Codec, expires: Date?, created: Date, from version: Int
+    ) -> Decoded {
         guard let migration = migrations[version] else { return .incompatible }
         do {
             let attachments = attachmentCount > 0 ? (2..<values.count).map { values.data(ofSlot: $0) } : []
             let value = try values.withBytes(ofSlot: 1) { try migration.migrate($0, codec, format, attachments) }
-            let created = values.withBytes(ofSlot: 0) { bytes in
-                (try? Envelope.fields(of: bytes).get()).map { Date(timeIntervalSince1970: $0.created) }
-            }
             return .migrated(
-                Loaded(value: value, cost: values.length(ofSlot: 1), expires: expires), created: created ?? clock(),
-                from: version)
+                Loaded(value: value, cost: values.length(ofSlot: 1), expires: expires, created: created), from: version)
         } catch {
             return .undecodable(error)
         }
@@ -135,7 +133,8 @@ extension ObjectCache {
     /// was written (read-only, replaced, a failure reported to the event handler).
     @usableFromInline
     @discardableResult
-    func storeMigrated(_ loaded: Loaded, created: Date, from version: Int, key: Key, keyBytes: Data) -> Bool {
+    func storeMigrated(_ loaded: Loaded, from version: Int, key: Key, keyBytes: Data) -> Bool {
+        let created = loaded.created
         memory.withLock(for: key) { $0.statistics.migrations += 1 }
         guard !isReadOnly else { return false }
         do {

@@ -43,7 +43,9 @@ extension ObjectCache {
             return nil
         }
         memory.countDiskHit(key)
-        if memory.storeLoaded(loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires) {
+        if memory.storeLoaded(
+            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)
+        {
             trimMemory(after: key)
         }
         return loaded.value

@@ -17,12 +17,12 @@ extension ObjectCache {
     ///   ``ObjectCacheError/Code/diskFailure``; the previous value then stays.
     @inlinable
     public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) throws {
-        let ttl = expiresAfter ?? defaultTimeToLive
-        let expires = ttl.map { clock().addingTimeInterval($0.timeInterval) }
-        let cost = try write(value, forKey: key, expires: expires, operation: .set)
+        let now = clock()
+        let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
+        let cost = try write(value, forKey: key, created: now, expires: expires, operation: .set)
         let mayNeedTrim = memory.withLock(for: key) { tier in
             tier.statistics.saves += 1
-            return tier.storeWritten(value, forKey: key, cost: cost, expires: expires)
+            return tier.storeWritten(value, forKey: key, cost: cost, expires: expires, created: now)
         }
         if mayNeedTrim { trimMemory(after: key) }
         publish(.set, key: key)
@@ -53,9 +53,10 @@ extension ObjectCache {
     @inlinable
     public func setUnsaved(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) {
         guard !isReadOnly else { return }
-        let expires = (expiresAfter ?? defaultTimeToLive).map { clock().addingTimeInterval($0.timeInterval) }
+        let now = clock()
+        let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
         memory.withLock(for: key) {
-            _ = $0.store(value, forKey: key, isUnsaved: true, cost: 0, expires: expires)
+            _ = $0.store(value, forKey: key, isUnsaved: true, cost: 0, expires: expires, created: now)
         }
         trimMemory(after: key)
         publish(.set, key: key)

@@ -60,6 +60,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     @usableFromInline let unversionedSchema: Int
     /// The conversions from earlier schema versions, by version.
     let migrations: [Int: SchemaMigration<Value>]
+    /// The fetches of ``value(forKey:maxAge:options:fetch:)`` in flight, one per key.
+    package let flights = SingleFlight<Key, Value>()
     /// The subscribers to ``changes(bufferingKeys:)`` and ``values(forKey:)``.
     let changeHub = ChangeHub<ObjectCacheChange<Key>>()
     /// The keys of engine names, kept while someone observes, for evictions by key.

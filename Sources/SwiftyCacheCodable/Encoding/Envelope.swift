@@ -138,7 +138,7 @@ struct Envelope: Equatable {
     enum Check {
         /// The payload (slot 1) is the key's value, in `codec`, live until `expires`, encoded
         /// under `schemaVersion`.
-        case payload(codec: ObjectCacheFormat.Codec, expires: Date?, schemaVersion: Int)
+        case payload(codec: ObjectCacheFormat.Codec, expires: Date?, created: Date, schemaVersion: Int)
         /// Another key's entry under the same hashed name.
         case collision
         /// Another format, or no envelope.
@@ -162,7 +162,9 @@ struct Envelope: Equatable {
             guard keyBytes.withUnsafeBytes({ $0.elementsEqual(storedKey) }) else { return .collision }
             let expires = fields.expires.isNaN ? nil : Date(timeIntervalSince1970: fields.expires)
             if let expires, expires <= now { return .expired }
-            return .payload(codec: fields.codec, expires: expires, schemaVersion: fields.schemaVersion ?? unversioned)
+            return .payload(
+                codec: fields.codec, expires: expires, created: Date(timeIntervalSince1970: fields.created),
+                schemaVersion: fields.schemaVersion ?? unversioned)
         }
     }
 

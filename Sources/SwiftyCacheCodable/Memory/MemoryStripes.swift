@@ -95,6 +95,15 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// As ``freshHit(_:clock:)``, with the value's creation date (for fetch-through), at `now`.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    func freshDatedHit(_ key: Key, now: Date) -> (value: Value, created: Date)? {
+        let hash = key.hashValue
+        return stripes[stripeIndex(forHash: hash)].readCountingFound { $0.findDated(key, hash: hash, now: now) }
+    }
+
     /// What memory holds for `key` at `now`: a hit (marked used and counted), an expired value
     /// (removed from memory here if it is still the expired one; the caller counts it, since
     /// the `async` path goes on to the disk, which counts the entry's expiry there), or a miss
@@ -128,9 +137,9 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Keeps a value read from disk unless the tier keeps nothing or a newer value arrived
     /// meanwhile. Returns whether it stored the value, so that the caller trims.
     @inlinable
-    func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
+    func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date) -> Bool {
         guard !keepsNothing else { return false }
-        return withLock(for: key) { $0.storeLoaded(value, forKey: key, cost: cost, expires: expires) }
+        return withLock(for: key) { $0.storeLoaded(value, forKey: key, cost: cost, expires: expires, created: created) }
     }
 
     /// Runs `body` on the stripe that holds `key`, with exclusive access.

@@ -30,14 +30,18 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         /// Encoded bytes, counted against the byte limit; 0 while unsaved (not yet encoded).
         @usableFromInline var cost: Int
         @usableFromInline var expires: Date?
+        /// When the value was written (for a value read from disk, its entry's creation date):
+        /// the age fetch-through compares with its `maxAge`.
+        @usableFromInline var created: Date
 
         @inlinable
-        init(value: Value, isUnsaved: Bool, version: UInt64, cost: Int, expires: Date?) {
+        init(value: Value, isUnsaved: Bool, version: UInt64, cost: Int, expires: Date?, created: Date) {
             self.value = value
             self.isUnsaved = isUnsaved
             self.version = version
             self.cost = cost
             self.expires = expires
+            self.created = created
         }
     }
 
@@ -110,6 +114,19 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return .hit(item.value)
     }
 
+    /// As ``find(_:hash:now:)``, with the value's creation date: for fetch-through, which
+    /// compares its age with a `maxAge`.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    func findDated(_ key: Key, hash: Int? = nil, now: Date) -> (value: Value, created: Date)? {
+        let found = hash.map { items.index(of: key, hash: $0) } ?? items.index(of: key)
+        guard let index = found, let item = items.value(at: index) else { return nil }
+        if let expires = item.expires, expires <= now { return nil }
+        referenced.set(index)
+        return (item.value, item.created)
+    }
+
     /// Removes the value of `key` if it has expired by `now` (it may have been replaced since
     /// a reader found it expired). Returns whether it removed it.
     @inlinable
@@ -137,11 +154,14 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// Stores a value, replacing any other, and returns its version.
     @discardableResult
     @inlinable
-    mutating func store(_ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?) -> UInt64 {
+    mutating func store(
+        _ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?, created: Date
+    ) -> UInt64 {
         let version = nextVersion
         nextVersion += 1
         let item = Item(
-            value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires)
+            value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires,
+            created: created)
         if let index = items.index(of: key) {
             totalCost -= items.value(at: index)?.cost ?? 0
             items.update(at: index) { $0 = item }
@@ -158,9 +178,9 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// Stores a value read from disk unless a newer one arrived meanwhile, or the tier keeps
     /// nothing (a limit of zero). Returns whether it stored it, so that the caller trims.
     @inlinable
-    mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
+    mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date) -> Bool {
         guard countLimit > 0, byteLimit != 0, items.index(of: key) == nil else { return false }
-        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)
+        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires, created: created)
         return true
     }
 
@@ -168,12 +188,12 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// that keeps nothing (a limit of zero) only drops the older copy. Returns whether it
     /// stored the value, so that the caller trims.
     @inlinable
-    mutating func storeWritten(_ value: Value, forKey key: Key, cost: Int, expires: Date?) -> Bool {
+    mutating func storeWritten(_ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date) -> Bool {
         guard countLimit > 0, byteLimit != 0 else {
             remove(key)
             return false
         }
-        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires)
+        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires, created: created)
         return true
     }
 

@@ -13,7 +13,9 @@ import Testing
 
     func tier(limit: Int, bytes: Int? = nil, saved keys: [String]) -> MemoryTier<String, String> {
         var tier = MemoryTier<String, String>(countLimit: limit, byteLimit: bytes)
-        for key in keys { tier.store("v-\(key)", forKey: key, isUnsaved: false, cost: 10, expires: nil) }
+        for key in keys {
+            tier.store("v-\(key)", forKey: key, isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
+        }
         return tier
     }
 
@@ -29,17 +31,17 @@ import Testing
         var tier = tier(limit: 3, saved: ["a", "b", "c"])
         #expect(hit(tier, "a") == "v-a")
         #expect(keys(tier) == ["a", "b", "c"])  // the hit only set a bit
-        tier.store("v-d", forKey: "d", isUnsaved: false, cost: 10, expires: nil)
+        tier.store("v-d", forKey: "d", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         // "a" got its second chance and became the newest but one; "b" went.
         #expect(keys(tier) == ["c", "d", "a"])
         #expect(tier.statistics.memoryEvictions == 1)
         // Its bit was spent: unless hit again, it goes in its turn.
-        tier.store("v-e", forKey: "e", isUnsaved: false, cost: 10, expires: nil)
-        tier.store("v-f", forKey: "f", isUnsaved: false, cost: 10, expires: nil)
+        tier.store("v-e", forKey: "e", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
+        tier.store("v-f", forKey: "f", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         #expect(keys(tier) == ["a", "e", "f"])
-        tier.store("v-g", forKey: "g", isUnsaved: false, cost: 10, expires: nil)
+        tier.store("v-g", forKey: "g", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         #expect(keys(tier) == ["e", "f", "g"])
     }
@@ -48,7 +50,7 @@ import Testing
         var tier = tier(limit: 2, saved: ["a", "b"])
         _ = hit(tier, "a")
         _ = hit(tier, "b")
-        tier.store("v-c", forKey: "c", isUnsaved: false, cost: 10, expires: nil)
+        tier.store("v-c", forKey: "c", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         // Both old values had a second chance (and moved past the new one); the eldest of them
         // then went, not the new value.
@@ -58,8 +60,8 @@ import Testing
     @Test func theNewestGoesLastAndOnlyIfTheLimitsNeedIt() {
         // A value alone over the byte limit is evicted as a last resort.
         var tier = MemoryTier<String, String>(countLimit: 10, byteLimit: 15)
-        tier.store("v-a", forKey: "a", isUnsaved: false, cost: 10, expires: nil)
-        tier.store("v-b", forKey: "b", isUnsaved: false, cost: 20, expires: nil)
+        tier.store("v-a", forKey: "a", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
+        tier.store("v-b", forKey: "b", isUnsaved: false, cost: 20, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         #expect(keys(tier).isEmpty)
         #expect(tier.totalCost == 0)
@@ -67,9 +69,9 @@ import Testing
 
     @Test func unsavedValuesAreHandedBackNotDroppedEvenAfterTheirSecondChance() {
         var tier = MemoryTier<String, String>(countLimit: 1, byteLimit: nil)
-        tier.store("v-a", forKey: "a", isUnsaved: true, cost: 0, expires: nil)
+        tier.store("v-a", forKey: "a", isUnsaved: true, cost: 0, expires: nil, created: .distantPast)
         _ = hit(tier, "a")
-        tier.store("v-b", forKey: "b", isUnsaved: true, cost: 0, expires: nil)
+        tier.store("v-b", forKey: "b", isUnsaved: true, cost: 0, expires: nil, created: .distantPast)
         let mustSave = tier.trim()
         #expect(mustSave.map(\.key) == ["a"])
         #expect(tier.count == 2)  // still in memory until saved
@@ -83,7 +85,7 @@ import Testing
         let names = (0..<100).map { "k\($0)" }
         var tier = tier(limit: 100, saved: names)
         for name in names { _ = hit(tier, name) }
-        tier.store("v-new", forKey: "new", isUnsaved: false, cost: 10, expires: nil)
+        tier.store("v-new", forKey: "new", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         // Every old value had its second chance in order; the eldest then went.
         #expect(keys(tier) == ["new"] + names.dropFirst())
@@ -94,18 +96,19 @@ import Testing
         var tier = tier(limit: 2, saved: ["a", "b"])
         _ = hit(tier, "a")
         tier.remove("a")
-        tier.store("v-c", forKey: "c", isUnsaved: false, cost: 10, expires: nil)  // takes a's slot
-        tier.store("v-d", forKey: "d", isUnsaved: false, cost: 10, expires: nil)
+        // Takes a's slot.
+        tier.store("v-c", forKey: "c", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
+        tier.store("v-d", forKey: "d", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         #expect(keys(tier) == ["c", "d"])  // "b", the eldest, went: c inherited no second chance
-        tier.store("v-e", forKey: "e", isUnsaved: false, cost: 10, expires: nil)
+        tier.store("v-e", forKey: "e", isUnsaved: false, cost: 10, expires: nil, created: .distantPast)
         #expect(tier.trim().isEmpty)
         #expect(keys(tier) == ["d", "e"])
     }
 
     @Test func expiredValuesAreFoundExpiredAndRemovedOnlyIfStillExpired() {
         var tier = MemoryTier<String, String>(countLimit: 10, byteLimit: nil)
-        tier.store("old", forKey: "k", isUnsaved: false, cost: 3, expires: now)
+        tier.store("old", forKey: "k", isUnsaved: false, cost: 3, expires: now, created: .distantPast)
         #expect(hit(tier, "k") == nil)  // the fast path leaves expiry to find
         guard case .expired(wasUnsaved: false) = tier.find("k", hash: "k".hashValue, now: now) else {
             Issue.record("an expired value reads as expired")
@@ -113,7 +116,7 @@ import Testing
         }
         let removedEarly = tier.removeIfExpired("k", now: now.addingTimeInterval(-1))
         #expect(!removedEarly)
-        tier.store("new", forKey: "k", isUnsaved: false, cost: 3, expires: nil)
+        tier.store("new", forKey: "k", isUnsaved: false, cost: 3, expires: nil, created: .distantPast)
         let removedReplacement = tier.removeIfExpired("k", now: now)
         #expect(!removedReplacement)  // replaced meanwhile: kept
         guard case .hit("new") = tier.find("k", hash: "k".hashValue, now: now) else {
