@@ -55,6 +55,10 @@ public struct ObjectCacheConfiguration: Sendable {
     /// <doc:MigratingValues>). The default is 1.
     public var schemaVersion: Int
 
+    /// The bytes pinned values (`ObjectCache.pin(_:)`) may take on disk; `nil`, the default, is half
+    /// of ``maxDiskSize``.
+    public var maxPinnedDiskSize: Int?
+
     /// How long entries live unless `set` says otherwise; `nil`, the default, keeps them until
     /// evicted.
     public var defaultTimeToLive: Duration?
@@ -99,6 +103,7 @@ public struct ObjectCacheConfiguration: Sendable {
     var diskOptions: DiskLRUCache.Options {
         var options = DiskLRUCache.Options(syncsWrites: syncsWrites, isReadOnly: isReadOnly, storage: storage)
         options.migratesFileStorage = storage != .files
+        options.maxPinnedSize = maxPinnedDiskSize
         return options
     }
 }

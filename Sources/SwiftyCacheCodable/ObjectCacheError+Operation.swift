@@ -30,6 +30,8 @@ extension ObjectCacheError {
         public static let clearMemory = Operation(name: "clearMemory")
         public static let setMaxDiskSize = Operation(name: "setMaxDiskSize")
         public static let migrateAll = Operation(name: "migrateAll")
+        public static let pin = Operation(name: "pin")
+        public static let unpin = Operation(name: "unpin")
         /// Saving a value the memory tier evicted before it was saved.
         public static let evictFromMemory = Operation(name: "evict from memory")
         /// Opening a ``CacheStore``.

@@ -46,9 +46,14 @@ extension DiskLRUCache {
         var unlinkFailures: TrashUnlinkFailures?
         var needsCleanup = false
         var readLines: JournalReadFlush?
+        var pinsToWrite: (generation: UInt64, keys: [String])?
         defer {
             // First: the journal's output lock is held until these lines are written.
             readLines?.write()
+            // A pinned entry removed: its pin goes from `journal.pins` too (best effort here;
+            // a failure leaves the record for the next change, and an open drops a pin
+            // whose entry is gone).
+            if let pinsToWrite { try? writePins(pinsToWrite, retriesOnFailure: false) }
             // A trash file that cannot be unlinked is only a `.tmp` file: the next open without
             // a clean marker sweeps it, and a failed delete here only costs that marker.
             for path in trash where (try? cacheDirectory.fileSystem.removeFileIfPresent(path)) == nil {
@@ -63,6 +68,11 @@ extension DiskLRUCache {
             defer {
                 if writesReadLines { readLines = state.takeReadFlush() }
                 trash = state.takeTrashToUnlink()
+                if state.pinsGeneration != state.pinsDurableGeneration, !state.isReadOnly {
+                    pinsToWrite = state.pinsToWrite
+                    // Claimed: written once, by this call.
+                    state.pinsDurableGeneration = state.pinsGeneration
+                }
                 if !trash.isEmpty {
                     unlinking = state.trashBeingUnlinked
                     unlinkFailures = state.trashUnlinkFailures

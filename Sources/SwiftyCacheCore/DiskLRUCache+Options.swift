@@ -70,6 +70,11 @@ extension DiskLRUCache {
         /// sixteenth of the process's descriptor limit, from 8 to 256.
         package var maxOpenSegments: Int? = nil
 
+        /// The bytes pinned entries (``DiskLRUCache/pin(_:)``) may take, which eviction by
+        /// size passes by; `nil`, the default, is half of `maxSize`. A pin past it throws
+        /// ``CacheError/Code/pinLimitExceeded``.
+        public var maxPinnedSize: Int? = nil
+
         /// Whether packed segments are compacted in the background (tests turn it off to see
         /// what an explicit `compact()` does alone).
         package var compactsInBackground = true

@@ -67,6 +67,10 @@ public final class DiskLRUCache: Sendable {
     /// `close()`, so that the cache never closes (and releases its directory) while a rebuild
     /// writes `journal.tmp` outside the cache lock. Taken before the cache lock, never under it.
     let rebuildGate = LockedState(0)
+    /// Held while `journal.pins` is written, with the generation of the pins last written:
+    /// writes of the pinned keys happen in order, and an older set never replaces a newer one.
+    /// Taken after the cache lock is released, never under it.
+    let pinsWriter = LockedState<UInt64>(0)
     /// Packed storage with ``Options/syncsWrites``, whose segments are its log: the durable
     /// commits of concurrent callers share syncs (``GroupCommit``). Taken before the cache
     /// lock, never under it.
@@ -136,6 +140,8 @@ public final class DiskLRUCache: Sendable {
             state.journal.marksBatches = header.marksBatches
         }
         let report = try CacheError.reporting(.open) { try state.open(readOnly: options.isReadOnly) }
+        state.loadPins()
+        state.maxPinnedSize = options.maxPinnedSize
         // Whether the journal recovery left may hold batches already: read from its header.
         if selection.format.storesLocations, !options.isReadOnly, let header = try? cacheDirectory.journalHeader() {
             state.journal.marksBatches = header.marksBatches

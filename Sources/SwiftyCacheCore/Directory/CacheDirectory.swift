@@ -14,6 +14,7 @@ struct CacheDirectory: Sendable {
     /// Left by `close()`, removed by open: its presence means no stray file can exist, so open
     /// skips sweeping the directory. Not part of the Java format, and ignored by it.
     var cleanMarkerPath: String { path(CacheFileName.cleanMarker.name) }
+    var pinsPath: String { path(CacheFileName.pins.name) }
 
     /// The path of `name` in the directory.
     func path(_ name: String) -> String { path + "/" + name }

@@ -10,6 +10,7 @@
 ///     journal.clean            left by a clean close, with the saved index
 ///     journal.segment.tmp      a segment being created, linked to its own name once whole
 ///     journal.reserve          space a packed cache sets aside for a full disk
+///     journal.pins             the pinned keys (`journal.pins.tmp` while it is replaced)
 ///     segment-00000001.pack    a packed segment (eight or more digits, never 0)
 ///     key.N, key.N.tmp         the committed and the staged value of slot N (Java's names)
 enum CacheFileName: Hashable, Sendable {
@@ -24,6 +25,10 @@ enum CacheFileName: Hashable, Sendable {
     /// crash can tear only a file of this name.
     case newSegment
     case spaceReserve
+    /// The keys eviction skips (``PinRecord``).
+    case pins
+    /// A pin record being written, renamed over `journal.pins` once whole and synced.
+    case temporaryPins
     case segment(UInt32)
     case value(key: String, slot: Int)
     case stagedValue(key: String, slot: Int)
@@ -44,6 +49,8 @@ enum CacheFileName: Hashable, Sendable {
         case .cleanMarker: "journal.clean"
         case .newSegment: "journal.segment.tmp"
         case .spaceReserve: "journal.reserve"
+        case .pins: "journal.pins"
+        case .temporaryPins: "journal.pins.tmp"
         case .segment(let number):
             Self.segmentPrefix + String(repeating: "0", count: max(0, 8 - String(number).count)) + String(number)
                 + Self.segmentSuffix
@@ -64,6 +71,8 @@ enum CacheFileName: Hashable, Sendable {
         case "journal.clean": self = .cleanMarker
         case "journal.segment.tmp": self = .newSegment
         case "journal.reserve": self = .spaceReserve
+        case "journal.pins": self = .pins
+        case "journal.pins.tmp": self = .temporaryPins
         default:
             if let number = Self.number(in: name, prefix: Self.trashPrefix, suffix: Self.stagedSuffix, minimumDigits: 1)
             {

@@ -199,6 +199,17 @@ extension CacheError {
             key: key, path: path, operation: .edit)
     }
 
+    static func pinLimitExceeded(
+        key: String, pinnedBytes: Int, entryBytes: Int, limit: Int, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
+        CacheError(
+            at: file, line,
+            code: .pinLimitExceeded,
+            message:
+                "pinning \(entryBytes) bytes would take the pinned entries from \(pinnedBytes) bytes past maxPinnedSize, \(limit) bytes; unpin some or raise the limit",
+            key: key, operation: .pin)
+    }
+
     static func readOnly(operation: Operation, key: String? = nil, file: String = #fileID, line: Int = #line)
         -> CacheError
     {

@@ -35,6 +35,8 @@ extension CacheError {
         public static let setMaxSize = Operation(name: "setMaxSize")
         public static let refresh = Operation(name: "refresh")
         public static let compact = Operation(name: "compact")
+        public static let pin = Operation(name: "pin")
+        public static let unpin = Operation(name: "unpin")
         /// `DiskLRUCache.write(_:)`: a batch of sets and removals.
         public static let writeBatch = Operation(name: "writeBatch")
 

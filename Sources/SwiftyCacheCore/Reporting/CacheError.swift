@@ -32,6 +32,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
             case foreignFile = "foreign file"
             case readOnly = "read-only"
             case storageMismatch = "storage mismatch"
+            case pinLimitExceeded = "pin limit exceeded"
         }
 
         private let value: Value
@@ -83,6 +84,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// The directory was written in the other storage (``DiskLRUCache/Storage``): files
         /// opened as packed, or packed opened as files. Nothing was touched.
         public static let storageMismatch = Code(.storageMismatch)
+        /// Pinning the entry would take the pinned entries' bytes past
+        /// ``DiskLRUCache/Options/maxPinnedSize``; nothing was pinned.
+        public static let pinLimitExceeded = Code(.pinLimitExceeded)
 
         /// The code's name, such as `"I/O failure"`.
         public var description: String { value.rawValue }

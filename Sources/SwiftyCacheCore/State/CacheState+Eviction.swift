@@ -19,22 +19,31 @@ extension CacheState {
     }
 
     /// The least recently used entries to evict, eldest first, until `size <= maxSize` or
-    /// `limit` of them: committed entries not being edited, other than the one at `sparing`.
+    /// `limit` of them: committed entries not being edited and not pinned, other than the one
+    /// at `sparing`. The pinned entries the walk passes become the newest in LRU order, so
+    /// that the next walk does not pass them again until the entries after them have gone.
     ///
-    /// - Complexity: O(victims + entries being edited that the walk passes).
-    func evictionVictims(limit: Int, sparing: Int) -> [Int] {
+    /// - Complexity: O(victims + entries being edited or pinned that the walk passes): a
+    ///   pinned entry is passed once per turn of the LRU order.
+    mutating func evictionVictims(limit: Int, sparing: Int) -> [Int] {
         guard size > maxSize else { return [] }
         var victims: [Int] = []
+        var passedPins: [Int] = []
         var projected = size
         var cursor = table.eldest
         while projected > maxSize && cursor != -1 && victims.count < limit {
             let entry = table[cursor]
             if entry.isReadable && !entry.isBeingEdited && cursor != sparing {
-                victims.append(cursor)
-                projected -= entry.totalLength
+                if !pins.isEmpty && pins.contains(table.key(at: cursor)) {
+                    passedPins.append(cursor)
+                } else {
+                    victims.append(cursor)
+                    projected -= entry.totalLength
+                }
             }
             cursor = table.indexAfter(cursor)
         }
+        for index in passedPins { table.touch(index) }
         return victims
     }
 

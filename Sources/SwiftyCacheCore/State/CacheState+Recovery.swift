@@ -233,9 +233,9 @@ extension CacheState {
             case .segment where storage.sharesFiles:
                 // The storage deletes those that hold no live value (see `recover`).
                 removes = wipe && storage.isOwnSharedFile(atPath: path)
-            case .temporaryJournal, .journalTrash, .newSegment:
+            case .temporaryJournal, .journalTrash, .newSegment, .temporaryPins:
                 removes = true
-            case .journal, .backupJournal, .spaceReserve:
+            case .journal, .backupJournal, .spaceReserve, .pins:
                 removes = wipe
             case .lock, .cleanMarker:
                 removes = false
@@ -285,6 +285,7 @@ extension CacheState {
         sweep(knownKeys: knownKeys, wipe: true, report: &report)
         table.removeAll()
         size = 0
+        dropAllPins()
         storage.recover(table: table, wipe: true, closedCleanly: false)
         try rebuildJournal()
     }
@@ -330,6 +331,7 @@ extension CacheState {
             }
         }
         size = 0
+        dropAllPins()
         storage.recover(table: table, wipe: true, closedCleanly: false)
         try rebuildJournal()
         return true

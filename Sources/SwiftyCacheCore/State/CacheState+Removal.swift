@@ -148,6 +148,7 @@ extension CacheState {
     /// the entry anew (it must write every slot to commit): a second editor can never start on
     /// the key and share its staged values.
     private mutating func forgetEntry(_ index: Int) {
+        dropPin(at: index)
         let entry = table[index]
         if entry.isReadable { size -= entry.totalLength }
         if entry.isBeingEdited {

@@ -23,6 +23,13 @@ struct CacheState {
     var table = EntryTable()
     /// Sum of the committed lengths of readable entries.
     var size = 0
+    /// The keys eviction by size passes by (``CacheState+Pins``), kept in `journal.pins`.
+    var pins: Set<String> = []
+    /// Bumped by every change of ``pins``; ``pinsDurableGeneration`` is the one on disk.
+    var pinsGeneration: UInt64 = 0
+    var pinsDurableGeneration: UInt64 = 0
+    /// ``DiskLRUCache/Options/maxPinnedSize``; `nil`: half of ``maxSize``.
+    var maxPinnedSize: Int?
     var maxSize: Int
     var lock: DirectoryLock?
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
