@@ -23,10 +23,11 @@ struct ListCommand: Command {
         let wide = parsed.flag("--wide")
         let prefix = wide ? "" : Self.commonFolder(of: pages.map(\.url.absoluteString))
         if !prefix.isEmpty { output.line("pages under \(Output.shorten(prefix, to: 66)):") }
+        let pinned = Set(try pages.map(\.url).filter { try library.pages?.isPinned($0) == true })
         let rows = pages.map {
             [
-                String($0.url.absoluteString.dropFirst(prefix.count)), $0.title, formatBytes($0.byteCount),
-                formatAge(now.timeIntervalSince($0.fetchedAt)),
+                (pinned.contains($0.url) ? "* " : "") + String($0.url.absoluteString.dropFirst(prefix.count)),
+                $0.title, formatBytes($0.byteCount), formatAge(now.timeIntervalSince($0.fetchedAt)),
             ]
         }
         // PAGE and TITLE share what SIZE (10), AGE (4) and the gaps (6) leave of 80 columns.
@@ -34,6 +35,7 @@ struct ListCommand: Command {
             header: ["PAGE", "TITLE", "SIZE", "AGE"], rows: rows,
             caps: wide ? [nil, nil, nil, nil] : [34, 26, nil, nil],
             shortensAtEnd: [1])
+        if !pinned.isEmpty { output.line("* pinned: kept whatever the limit ('notes-offline unpin URL' lets it go)") }
         return 0
     }
 

@@ -146,6 +146,12 @@ struct NotesLibrary: Sendable {
     }
 
     var cachedCount: Int { pages?.count ?? 0 }
+
+    /// The pages pinned (`notes-offline pin`).
+    func pinnedPageCount() async throws -> Int {
+        guard let pages else { return 0 }
+        return try await pages.keys().filter { try pages.isPinned($0) }.count
+    }
     var usedBytes: Int { pages?.diskSize ?? 0 }
 
     func cachedPage(_ url: URL) throws -> Page? {

@@ -7,7 +7,8 @@ struct NotesOffline {
 
     static let commands: [any Command.Type] = [
         FetchCommand.self, SyncCommand.self, ShowCommand.self, ListCommand.self, StatsCommand.self,
-        RemoveCommand.self, ClearCommand.self, LimitCommand.self, DemoCommand.self, WatchCommand.self,
+        RemoveCommand.self, PinCommand.self, UnpinCommand.self, ClearCommand.self, LimitCommand.self,
+        DemoCommand.self, WatchCommand.self,
     ]
 
     static func main() async {

@@ -13,6 +13,8 @@ struct StatsCommand: Command {
         defer { library.close() }
         output.line("cache:   \(library.root.path(percentEncoded: false))")
         output.line("pages:   \(library.cachedCount)")
+        let pinned = try await library.pinnedPageCount()
+        output.line("pinned:  \(pinned) (\(formatBytes(library.pages?.pinnedDiskSize ?? 0)))")
         output.line("used:    \(formatBytes(library.usedBytes)) of \(formatBytes(library.settings.maxSize))")
         output.line("limit:   \(formatBytes(library.settings.maxSize)) (change it with 'notes-offline limit SIZE')")
         return 0

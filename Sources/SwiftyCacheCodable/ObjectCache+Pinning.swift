@@ -2,7 +2,7 @@ import SwiftyCacheCore
 
 /// Pinned values: kept on disk whatever the size limit, within a ceiling of their own.
 extension ObjectCache {
-    /// Pins the value of `key` on disk: eviction by size passes it by until ``unpin(_:)``,
+    /// Pins the value of `key` on disk: eviction by size passes it by until `unpin(_:)`,
     /// through writes of the key, reopening, crashes and compaction (see
     /// `DiskLRUCache.pin(_:)`). An unsaved value is saved first. Removing the value removes
     /// its pin.

@@ -2,7 +2,7 @@
 extension DiskLRUCache {
     /// Pins the entry of `key`: eviction by size passes it by until ``unpin(_:)``. The pin
     /// belongs to the key: it holds through writes of the key, reopening, crashes and
-    /// compaction, and goes when the entry is removed (``removeValue(forKey:)``, `evictAll()`).
+    /// compaction, and goes when the entry is removed (`removeValue(forKey:)`, `evictAll()`).
     ///
     /// Pinned entries count in ``size`` as any other; their bytes may not pass
     /// ``Options/maxPinnedSize`` (half of ``maxSize`` unless set), so that the others always

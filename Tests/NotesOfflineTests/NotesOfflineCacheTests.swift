@@ -86,4 +86,35 @@ import Testing
         let again = try cli.run(["show", page])
         #expect(again.stdout.contains("When to pay for fsync"))
     }
+
+    @Test func aPinnedPageStaysWhateverTheLimit() throws {
+        let server = try TestHTTPServer()
+        var links = ""
+        for i in 1...6 {
+            server.setPage(
+                "/p\(i).html", .init(NotesOfflineEndToEndTests.note("P\(i)", String(repeating: "x", count: 3000))))
+            links += "<a href=\"p\(i).html\">p</a>"
+        }
+        server.setPage("/index.html", .init("<html><body>\(links)</body></html>"))
+        #expect(try cli.run(["limit", "8KB", "--yes"]).status == 0)
+        let first = server.url("/p1.html").absoluteString
+        #expect(try cli.run(["fetch", first]).status == 0)
+        let pinned = try cli.run(["pin", first])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        #expect(pinned.stdout.contains("pinned"))
+        #expect(try cli.run(["pin", server.url("/p6.html").absoluteString]).status == 1)  // not cached yet
+
+        #expect(try cli.run(["sync", server.url("/index.html").absoluteString]).status == 0)
+        #expect(try cli.run(["sync", server.url("/index.html").absoluteString]).status == 0)
+        let listed = try cli.run(["list"]).stdout
+        #expect(listed.contains("* p1.html"))
+        #expect(listed.contains("* pinned"))
+        let stats = try cli.run(["stats"]).stdout
+        #expect(stats.contains("pinned:  1"))
+        #expect(try cli.run(["show", first]).status == 0)
+
+        #expect(try cli.run(["unpin", first]).status == 0)
+        #expect(try cli.run(["unpin", first]).status == 1)
+        #expect(try cli.run(["stats"]).stdout.contains("pinned:  0"))
+    }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import SwiftyCacheCodable
+import SwiftyCacheCore
+
+/// `pin URL...`: keeps pages whatever the size limit, until `unpin`.
+struct PinCommand: Command {
+    static let spec = CommandSpec(
+        name: "pin",
+        abstract: "Keep cached pages whatever the size limit (up to half of it), until unpinned.",
+        arguments: [ArgumentSpec(name: "URL", help: "a cached page", isRepeated: true)],
+        examples: ["notes-offline pin https://example.com/notes/a.html"])
+
+    func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
+        let urls = try parsed.urls()
+        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
+        defer { library.close() }
+        var failures: Int32 = 0
+        for url in urls {
+            do {
+                if try await library.pages?.pin(url) == true {
+                    output.line("pinned \(url.absoluteString)")
+                } else {
+                    output.error("\(url.absoluteString) is not cached; fetch it first")
+                    failures += 1
+                }
+            } catch let error as ObjectCacheError where (error.cause as? CacheError)?.code == .pinLimitExceeded {
+                output.error(
+                    "\(url.absoluteString): pinned pages may take half of the limit "
+                        + "(\(formatBytes(library.settings.maxSize / 2))); unpin some or raise it with 'notes-offline limit'")
+                failures += 1
+            }
+        }
+        return failures == 0 ? 0 : 1
+    }
+}
+
+/// `unpin URL...`: lets pages go again when the cache is full.
+struct UnpinCommand: Command {
+    static let spec = CommandSpec(
+        name: "unpin",
+        abstract: "Let pinned pages be evicted again when the cache is full.",
+        arguments: [ArgumentSpec(name: "URL", help: "a pinned page", isRepeated: true)],
+        examples: ["notes-offline unpin https://example.com/notes/a.html"])
+
+    func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
+        let urls = try parsed.urls()
+        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
+        defer { library.close() }
+        var failures: Int32 = 0
+        for url in urls {
+            if try await library.pages?.unpin(url) == true {
+                output.line("unpinned \(url.absoluteString)")
+            } else {
+                output.error("\(url.absoluteString) is not pinned")
+                failures += 1
+            }
+        }
+        return failures == 0 ? 0 : 1
+    }
+}
