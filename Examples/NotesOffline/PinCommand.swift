@@ -26,7 +26,8 @@ struct PinCommand: Command {
             } catch let error as ObjectCacheError where (error.cause as? CacheError)?.code == .pinLimitExceeded {
                 output.error(
                     "\(url.absoluteString): pinned pages may take half of the limit "
-                        + "(\(formatBytes(library.settings.maxSize / 2))); unpin some or raise it with 'notes-offline limit'")
+                        + "(\(formatBytes(library.settings.maxSize / 2))); unpin some or raise it with 'notes-offline limit'"
+                )
                 failures += 1
             }
         }

@@ -56,25 +56,26 @@ extension ObjectCache {
         fetch: @escaping @Sendable (Key) async throws -> Value
     ) async throws -> Value {
         let now = clock()
-        let inMemory = memory.freshDatedHit(key, now: now)
-        if let (value, created) = inMemory, now.timeIntervalSince(created) < maxAge.timeInterval { return value }
+        var created = Date.distantPast
+        let inMemory = memory.freshDatedHit(key, now: now, created: &created)
+        if let inMemory, maxAge.exceeds(age: now.timeIntervalSince(created)) { return inMemory }
         return try await valueAfterFreshMiss(
-            forKey: key, inMemory: inMemory, maxAge: maxAge, options: options, fetch: fetch)
+            forKey: key, inMemory: inMemory, created: created, maxAge: maxAge, options: options, fetch: fetch)
     }
 
     /// The rest of a fetch-through read: the disk (unless memory held an older value), then
     /// the fetch.
     @usableFromInline
     func valueAfterFreshMiss(
-        forKey key: Key, inMemory: (value: Value, created: Date)?, maxAge: Duration, options: FetchOptions,
+        forKey key: Key, inMemory: Value?, created: Date, maxAge: Duration, options: FetchOptions,
         fetch: @escaping @Sendable (Key) async throws -> Value
     ) async throws -> Value {
         try Task.checkCancellation()
-        var stored = inMemory
+        var stored = inMemory.map { (value: $0, created: created) }
         if stored == nil { stored = try await DiskLRUCache.offload { try self.datedValue(forKey: key) } }
         let now = clock()
         guard let (value, created) = stored else { return try await fetched(key, maxAge: maxAge, fetch: fetch) }
-        if now.timeIntervalSince(created) < maxAge.timeInterval { return value }
+        if maxAge.exceeds(age: now.timeIntervalSince(created)) { return value }
         if options.contains(.staleWhileRevalidate) {
             flights.start(key) { try await self.fetchAndStore(key, maxAge: maxAge, fetch: fetch) }
             return value
@@ -102,8 +103,9 @@ extension ObjectCache {
         async throws -> Value
     {
         let now = clock()
-        if let (value, created) = memory.inspect(for: key, { $0.findDated(key, now: now) }),
-            now.timeIntervalSince(created) < maxAge.timeInterval
+        var created = Date.distantPast
+        if let value = memory.inspect(for: key, { $0.findDated(key, now: now, created: &created) }),
+            maxAge.exceeds(age: now.timeIntervalSince(created))
         {
             return value
         }
@@ -124,7 +126,10 @@ extension ObjectCache {
         guard try valueAfterMemoryMiss(forKey: key) != nil else { return nil }
         // Read from disk just now, so in memory unless the tier keeps nothing: then its
         // date comes from the disk.
-        if let found = memory.inspect(for: key, { $0.findDated(key, now: now) }) { return found }
+        var created = Date.distantPast
+        if let value = memory.inspect(for: key, { $0.findDated(key, now: now, created: &created) }) {
+            return (value, created)
+        }
         guard let loaded = try load(key, now: now) else { return nil }
         return (loaded.value, loaded.created)
     }

@@ -95,13 +95,16 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    /// As ``freshHit(_:clock:)``, with the value's creation date (for fetch-through), at `now`.
+    /// As ``freshHit(_:clock:)``, at `now`, with the value's creation date in `created` (for
+    /// fetch-through).
     ///
     /// - Complexity: O(1).
     @inlinable
-    func freshDatedHit(_ key: Key, now: Date) -> (value: Value, created: Date)? {
+    func freshDatedHit(_ key: Key, now: Date, created: inout Date) -> Value? {
         let hash = key.hashValue
-        return stripes[stripeIndex(forHash: hash)].readCountingFound { $0.findDated(key, hash: hash, now: now) }
+        return stripes[stripeIndex(forHash: hash)].readCountingFound {
+            $0.findDated(key, hash: hash, now: now, created: &created)
+        }
     }
 
     /// What memory holds for `key` at `now`: a hit (marked used and counted), an expired value

@@ -114,17 +114,19 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return .hit(item.value)
     }
 
-    /// As ``find(_:hash:now:)``, with the value's creation date: for fetch-through, which
-    /// compares its age with a `maxAge`.
+    /// As ``find(_:hash:now:)``, with the value's creation date in `created`: for
+    /// fetch-through, which compares its age with a `maxAge`. (An `inout` rather than a tuple
+    /// result: a tuple of a generic value costs a lookup of its metadata in the runtime.)
     ///
     /// - Complexity: O(1).
     @inlinable
-    func findDated(_ key: Key, hash: Int? = nil, now: Date) -> (value: Value, created: Date)? {
+    func findDated(_ key: Key, hash: Int? = nil, now: Date, created: inout Date) -> Value? {
         let found = hash.map { items.index(of: key, hash: $0) } ?? items.index(of: key)
         guard let index = found, let item = items.value(at: index) else { return nil }
         if let expires = item.expires, expires <= now { return nil }
         referenced.set(index)
-        return (item.value, item.created)
+        created = item.created
+        return item.value
     }
 
     /// Removes the value of `key` if it has expired by `now` (it may have been replaced since

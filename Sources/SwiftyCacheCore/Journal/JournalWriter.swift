@@ -4,8 +4,7 @@
 /// decision.
 struct JournalWriter {
     let directory: CacheDirectory
-    /// The version every header written from now on records (changed only by
-    /// `DiskLRUCache.changeAppVersion(to:)`, which rewrites the journal).
+    /// The version headers record (changed by `DiskLRUCache.changeAppVersion(to:)` alone).
     var appVersion: Int
     let valueCount: Int
     /// The journal's format: files (Java-compatible) or packed.
