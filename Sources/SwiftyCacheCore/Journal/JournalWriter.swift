@@ -4,7 +4,6 @@
 /// decision.
 struct JournalWriter {
     let directory: CacheDirectory
-    /// The version headers record (changed by `DiskLRUCache.changeAppVersion(to:)` alone).
     var appVersion: Int
     let valueCount: Int
     /// The journal's format: files (Java-compatible) or packed.
