@@ -127,6 +127,14 @@ func alternating(
 func alternatingAsync(
     _ count: Int, chunk: Int = 2_000, sync: (Range<Int>) -> Void, async: (Range<Int>) async -> Void
 ) async -> (sync: Run, async: Run) {
+    await alternatingBothAsync(count, chunk: chunk, first: { sync($0) }, second: async)
+}
+
+/// As `alternatingAsync`, for two `async` contenders.
+func alternatingBothAsync(
+    _ count: Int, chunk: Int = 2_000, first: (Range<Int>) async throws -> Void,
+    second: (Range<Int>) async throws -> Void
+) async rethrows -> (Run, Run) {
     var runs = (
         Run(operations: count, seconds: 0, latencies: []), Run(operations: count, seconds: 0, latencies: [])
     )
@@ -136,11 +144,7 @@ func alternatingAsync(
         let end = min(start + chunk, count)
         for side in flip ? [1, 0] : [0, 1] {
             let begin = nanoseconds()
-            if side == 0 {
-                sync(start..<end)
-            } else {
-                await async(start..<end)
-            }
+            if side == 0 { try await first(start..<end) } else { try await second(start..<end) }
             let elapsed = Double(nanoseconds() - begin) / 1e9
             if side == 0 {
                 runs.0.seconds += elapsed

@@ -78,7 +78,7 @@ struct SchemaWorkloads {
                 directory: scratch.fresh("schema-fetch"), configuration: .init(maxDiskSize: Int.max, memoryLimit: count)
             )
             for i in 0..<count { try await memory.set(SmallNote.make(i), forKey: keys[i]) }
-            let (fetchHit, plainHit) = try await alternatingBothAsync(
+            let (fetchHit, plainHit) = await alternatingBothAsync(
                 count,
                 first: { range in
                     for i in range {
@@ -113,36 +113,4 @@ struct SchemaWorkloads {
                 baseline: "value(forKey:) memory hit (async)", runs["plain hit"] ?? []),
         ].map { (engine: $0.0, floor: $0.1) }
     }
-}
-
-/// Times two `async` contenders over `count` operations, alternating in chunks whose order
-/// flips every chunk; each is called once per chunk and loops over it itself (see
-/// `alternatingAsync`).
-func alternatingBothAsync(
-    _ count: Int, chunk: Int = 2_000, first: (Range<Int>) async throws -> Void,
-    second: (Range<Int>) async throws -> Void
-) async throws -> (Run, Run) {
-    var runs = (
-        Run(operations: count, seconds: 0, latencies: []), Run(operations: count, seconds: 0, latencies: [])
-    )
-    var start = 0
-    var flip = false
-    while start < count {
-        let end = min(start + chunk, count)
-        for side in flip ? [1, 0] : [0, 1] {
-            let begin = nanoseconds()
-            if side == 0 { try await first(start..<end) } else { try await second(start..<end) }
-            let elapsed = Double(nanoseconds() - begin) / 1e9
-            if side == 0 {
-                runs.0.seconds += elapsed
-                runs.0.chunks.append(elapsed / Double(end - start))
-            } else {
-                runs.1.seconds += elapsed
-                runs.1.chunks.append(elapsed / Double(end - start))
-            }
-        }
-        flip.toggle()
-        start = end
-    }
-    return runs
 }

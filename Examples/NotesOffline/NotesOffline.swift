@@ -133,3 +133,16 @@ protocol Command: Sendable {
     init()
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32
 }
+
+extension Command {
+    /// Opens the library to write and runs `body` on each URL of the command line, in order:
+    /// the exit status is 1 when `body` says one failed (having reported why), 0 otherwise.
+    func forEachURL(_ parsed: ParsedCommand, _ body: (URL, NotesLibrary) async throws -> Bool) async throws -> Int32 {
+        let urls = try parsed.urls()
+        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
+        defer { library.close() }
+        var failures: Int32 = 0
+        for url in urls where try await !body(url, library) { failures += 1 }
+        return failures == 0 ? 0 : 1
+    }
+}

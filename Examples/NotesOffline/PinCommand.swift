@@ -11,27 +11,22 @@ struct PinCommand: Command {
         examples: ["notes-offline pin https://example.com/notes/a.html"])
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
-        let urls = try parsed.urls()
-        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
-        defer { library.close() }
-        var failures: Int32 = 0
-        for url in urls {
+        try await forEachURL(parsed) { url, library in
             do {
-                if try await library.pages?.pin(url) == true {
-                    output.line("pinned \(url.absoluteString)")
-                } else {
+                guard try await library.pages?.pin(url) == true else {
                     output.error("\(url.absoluteString) is not cached; fetch it first")
-                    failures += 1
+                    return false
                 }
             } catch let error as ObjectCacheError where (error.cause as? CacheError)?.code == .pinLimitExceeded {
                 output.error(
                     "\(url.absoluteString): pinned pages may take half of the limit "
                         + "(\(formatBytes(library.settings.maxSize / 2))); unpin some or raise it with 'notes-offline limit'"
                 )
-                failures += 1
+                return false
             }
+            output.line("pinned \(url.absoluteString)")
+            return true
         }
-        return failures == 0 ? 0 : 1
     }
 }
 
@@ -44,18 +39,13 @@ struct UnpinCommand: Command {
         examples: ["notes-offline unpin https://example.com/notes/a.html"])
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
-        let urls = try parsed.urls()
-        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
-        defer { library.close() }
-        var failures: Int32 = 0
-        for url in urls {
-            if try await library.pages?.unpin(url) == true {
-                output.line("unpinned \(url.absoluteString)")
-            } else {
+        try await forEachURL(parsed) { url, library in
+            guard try await library.pages?.unpin(url) == true else {
                 output.error("\(url.absoluteString) is not pinned")
-                failures += 1
+                return false
             }
+            output.line("unpinned \(url.absoluteString)")
+            return true
         }
-        return failures == 0 ? 0 : 1
     }
 }

@@ -10,18 +10,13 @@ struct RemoveCommand: Command {
         examples: ["notes-offline remove https://example.com/notes/a.html https://example.com/notes/b.html"])
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
-        let urls = try parsed.urls()
-        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
-        defer { library.close() }
-        var failures: Int32 = 0
-        for url in urls {
-            if try await library.pages?.removeValue(forKey: url) == true {
-                output.line("removed \(url.absoluteString)")
-            } else {
+        try await forEachURL(parsed) { url, library in
+            guard try await library.pages?.removeValue(forKey: url) == true else {
                 output.error("\(url.absoluteString) is not cached")
-                failures += 1
+                return false
             }
+            output.line("removed \(url.absoluteString)")
+            return true
         }
-        return failures == 0 ? 0 : 1
     }
 }

@@ -21,24 +21,10 @@ extension Slow {
             let directory = TemporaryDirectory()
             var generator = SystemRandomNumberGenerator()
             for round in 0..<Self.kills {
-                let process = Process()
-                process.executableURL = CrashKillTests.worker
-                process.arguments = ["compactor", directory.url.path(percentEncoded: false)]
-                let output = Pipe()
-                process.standardOutput = output
-                try process.run()
-                var said = Data()
-                while !String(decoding: said, as: UTF8.self).contains("ready") {
-                    let chunk = output.fileHandleForReading.availableData
-                    guard !chunk.isEmpty else { break }
-                    said.append(chunk)
-                }
-                // Into the loop of compactions: a random number of microseconds, then SIGKILL. Not
-                // a wait for anything: the moment of the kill is random by design.
-                usleep(UInt32.random(in: 0...40_000, using: &generator))
-                #expect(process.isRunning, "round \(round): the compactor stopped by itself")
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                // Into the loop of compactions, then SIGKILL.
+                let wasRunning = try killWorkerAtRandom(
+                    ["compactor", directory.url.path(percentEncoded: false)], maximumDelay: 40_000, using: &generator)
+                #expect(wasRunning, "round \(round): the compactor stopped by itself")
                 let state = try CacheInvariants.check(
                     directory.url, allowWipe: false, storage: .packed(inlineLimit: 1024))
                 #expect(state.count == 200, "round \(round): \(state.count) keys")

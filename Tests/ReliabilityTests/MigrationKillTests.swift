@@ -42,24 +42,10 @@ import Darwin
             try writer.set(contentsOf: (0..<Self.entries).map { ("n\($0)", Self.v1($0)) })
             try writer.close()
 
-            let process = Process()
-            process.executableURL = reliabilityWorker
-            process.arguments = ["migrator", url.path(percentEncoded: false)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            var said = Data()
-            while !String(decoding: said, as: UTF8.self).contains("ready") {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                said.append(chunk)
-            }
-            // Into the pass: a random number of microseconds, then SIGKILL. Not a wait for
-            // anything: the moment of the kill is random by design.
-            usleep(UInt32.random(in: 0...30_000, using: &generator))
-            #expect(process.isRunning, "round \(round): the migrator stopped by itself")
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Into the pass, then SIGKILL.
+            let wasRunning = try killWorkerAtRandom(
+                ["migrator", url.path(percentEncoded: false)], maximumDelay: 30_000, using: &generator)
+            #expect(wasRunning, "round \(round): the migrator stopped by itself")
 
             let reader = try ObjectCache<String, NoteV2>(
                 directory: url, configuration: .init(schemaVersion: 2),

@@ -26,6 +26,14 @@ import Darwin
         "393bff7",
     ]
 
+    /// The object caches each release's generator wrote: folder, format, storage.
+    static let objectFixtures: [(String, ObjectCacheFormat, DiskLRUCache.Storage)] = [
+        ("object-json-packed", .json, .packed),
+        ("object-plist-packed", .propertyList(), .packed),
+        ("object-xmlplist-packed", .propertyList(.xml), .packed),
+        ("object-json-files", .json, .files),
+    ]
+
     static func fixtures(_ release: String) -> URL {
         URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appending(path: "Fixtures/release-\(release)", directoryHint: .isDirectory)
@@ -149,12 +157,7 @@ import Darwin
 
     @Test(
         arguments: releases,
-        [
-            ("object-json-packed", ObjectCacheFormat.json, DiskLRUCache.Storage.packed),
-            ("object-plist-packed", .propertyList(), .packed),
-            ("object-xmlplist-packed", .propertyList(.xml), .packed),
-            ("object-json-files", .json, .files),
-        ])
+        objectFixtures)
     func anObjectCacheReopensValueForValue(
         release: String, fixture: (name: String, format: ObjectCacheFormat, storage: DiskLRUCache.Storage)
     ) throws {
@@ -185,12 +188,7 @@ import Darwin
     /// conversions written back so that a later open needs no migration.
     @Test(
         arguments: releases,
-        [
-            ("object-json-packed", ObjectCacheFormat.json, DiskLRUCache.Storage.packed),
-            ("object-plist-packed", .propertyList(), .packed),
-            ("object-xmlplist-packed", .propertyList(.xml), .packed),
-            ("object-json-files", .json, .files),
-        ])
+        objectFixtures)
     func anObjectCacheMigratesToANewSchemaVersion(
         release: String, fixture: (name: String, format: ObjectCacheFormat, storage: DiskLRUCache.Storage)
     ) async throws {

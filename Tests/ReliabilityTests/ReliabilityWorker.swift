@@ -16,6 +16,31 @@ let reliabilityWorker = builtExecutable(
     packageRoot: URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent())
 
+/// Starts the worker with `arguments`, waits until it says `ready`, lets it run a random number
+/// of microseconds up to `maximumDelay` (the moment of the kill is random by design: not a wait
+/// for anything), and kills it with SIGKILL. Whether it was still running when killed.
+func killWorkerAtRandom(
+    _ arguments: [String], maximumDelay: UInt32, using generator: inout some RandomNumberGenerator
+) throws -> Bool {
+    let process = Process()
+    process.executableURL = reliabilityWorker
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    var said = Data()
+    while !String(decoding: said, as: UTF8.self).contains("ready") {
+        let chunk = output.fileHandleForReading.availableData
+        guard !chunk.isEmpty else { break }
+        said.append(chunk)
+    }
+    usleep(UInt32.random(in: 0...maximumDelay, using: &generator))
+    let wasRunning = process.isRunning
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return wasRunning
+}
+
 /// Runs a command to completion; its exit status and output.
 @discardableResult
 func runCommand(_ arguments: [String]) throws -> (status: Int32, output: String) {
