@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `swift run -c release swiftycache-bench [options]`: the engine and ObjectCache against the
 /// file-system floor, measured in the same run, round by round.
@@ -28,7 +29,7 @@ struct Options {
                                  [--json FILE] [--quick]
                swiftycache-bench --charts REPORT.json [--scale-report SCALE.json] [--chart-dir DIR]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
-          --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000
+          --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000, no sync() between workloads
           --workload scale  one packed cache grown to each --scaling size (default 10k, 100k, 1M),
                          each in a process of its own: memory, rates, reopen, bytes per entry
           --workload durability  durable and batched writes of typed notes against SQLite (FULL
@@ -74,6 +75,7 @@ struct Options {
                 count = 200
                 rounds = 2
                 scalingSizes = [100, 1_000]
+                settlesDisk.store(false, ordering: .relaxed)
             case "--help", "-h":
                 print(Self.usage)
                 exit(0)

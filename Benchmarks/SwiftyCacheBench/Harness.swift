@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -226,8 +227,13 @@ func summarize(_ name: String, _ runs: [Run]) -> Figure {
 /// Writes the dirty pages earlier work left, so that their writeback does not run (on the
 /// other core, through the same caches and memory) during the next timings.
 func settle() {
+    guard settlesDisk.load(ordering: .relaxed) else { return }
     sync()
 }
+
+/// Whether `settle()` flushes the machine's dirty pages: not in a smoke run (`--quick`), whose
+/// figures nobody reads and where, after CI's builds, a `sync()` waits seconds for their files.
+let settlesDisk = Atomic<Bool>(true)
 
 /// A fresh directory per round: this machine's file system slows down creating files where
 /// thousands were just deleted, so rounds never reuse one.
