@@ -16,11 +16,22 @@ public import Foundation
 /// print(store.totalSize())
 /// ```
 ///
+/// Each namespace has a ``CacheStorageClass``: the store's, or the one its configuration
+/// names. A store made by ``init(name:storageClass:readOnly:)`` keeps purgeable namespaces in
+/// the platform's caches directory and durable ones in its directory for app data; a store
+/// made by ``init(directory:storageClass:readOnly:)`` keeps both in its one directory. A
+/// namespace is never opened with the other class than it was created with (see
+/// <doc:ChoosingStorage>).
+///
 /// Asking twice for the same namespace returns the same cache (a directory can only be open
 /// once). Asking for it with other types throws.
 public final class CacheStore: Sendable {
-    /// The root directory.
+    /// The root directory of the store's own storage class.
     public let directory: URL
+    /// The class of namespaces whose configuration names none.
+    public let storageClass: CacheStorageClass
+    /// The root of each class.
+    private let roots: [CacheStorageClass: URL]
     private let opened = LockedState<[String: any Sendable]>([:])
 
     /// Whether the namespaces open read-only (see `DiskLRUCache.Options.isReadOnly`): their
@@ -28,39 +39,67 @@ public final class CacheStore: Sendable {
     /// every write throws.
     public let isReadOnly: Bool
 
-    /// A store rooted at `directory`.
+    /// A store rooted at `directory`, for namespaces of every class.
     ///
     /// - Parameters:
     ///   - directory: The root directory.
+    ///   - storageClass: The class of namespaces whose configuration names none; recorded in
+    ///     each namespace when it is created. The default is ``CacheStorageClass/purgeable``.
     ///   - readOnly: Whether every namespace opens read-only. The default is `false`.
-    public init(directory: URL, readOnly: Bool = false) {
+    public init(directory: URL, storageClass: CacheStorageClass = .purgeable, readOnly: Bool = false) {
         self.directory = directory
+        self.storageClass = storageClass
+        self.roots = [.purgeable: directory, .durable: directory]
         self.isReadOnly = readOnly
     }
 
-    /// A store rooted at the platform's caches directory: `$XDG_CACHE_HOME/name` or
-    /// `~/.cache/name` on Linux, the user's Caches folder on Apple platforms.
+    /// A store named `name` under the platform's directories: purgeable namespaces in
+    /// `$XDG_CACHE_HOME/name` or `~/.cache/name` on Linux (the user's Caches folder on Apple
+    /// platforms), durable ones in `$XDG_DATA_HOME/name` or `~/.local/share/name` (Application
+    /// Support).
     ///
+    /// - Parameters:
+    ///   - name: A plain folder name.
+    ///   - storageClass: The class of namespaces whose configuration names none. The default
+    ///     is ``CacheStorageClass/purgeable``.
+    ///   - readOnly: Whether every namespace opens read-only. The default is `false`.
     /// - Throws: ``ObjectCacheError/Code/invalidConfiguration`` for a name that is not a
     ///   plain folder name.
-    public convenience init(name: String, readOnly: Bool = false) throws {
-        try Self.validate(name, operation: .openStore)
-        self.init(directory: Self.defaultRoot().appending(path: name, directoryHint: .isDirectory), readOnly: readOnly)
+    public convenience init(name: String, storageClass: CacheStorageClass = .purgeable, readOnly: Bool = false)
+        throws
+    {
+        try self.init(name: name, storageClass: storageClass, readOnly: readOnly, roots: Self.defaultRoot(for:))
     }
 
-    /// The platform's directory for caches.
-    public static func defaultRoot() -> URL {
-        #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            return URL(filePath: xdg, directoryHint: .isDirectory)
+    /// A store named `name` under the roots `root` gives for each class (the tests' own).
+    package init(
+        name: String, storageClass: CacheStorageClass, readOnly: Bool, roots root: (CacheStorageClass) -> URL
+    ) throws {
+        try Self.validate(name, operation: .openStore)
+        var roots: [CacheStorageClass: URL] = [:]
+        for storageClass in CacheStorageClass.allCases {
+            roots[storageClass] = root(storageClass).appending(path: name, directoryHint: .isDirectory)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectoryPath()
-        return URL(filePath: home, directoryHint: .isDirectory).appending(path: ".cache", directoryHint: .isDirectory)
-        #else
-        return FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        #endif
+        self.directory = roots[storageClass] ?? root(storageClass)
+        self.storageClass = storageClass
+        self.roots = roots
+        self.isReadOnly = readOnly
+    }
+
+    /// The platform's directory for caches (the purgeable class's root).
+    public static func defaultRoot() -> URL {
+        defaultRoot(for: .purgeable)
+    }
+
+    /// The platform's directory for `storageClass`: for caches (`$XDG_CACHE_HOME`, `~/.cache`,
+    /// Caches) or for an app's data (`$XDG_DATA_HOME`, `~/.local/share`, Application Support).
+    public static func defaultRoot(for storageClass: CacheStorageClass) -> URL {
+        StorageRoots.root(for: storageClass)
+    }
+
+    /// The root directory of the namespaces of `storageClass`.
+    public func directory(for storageClass: CacheStorageClass) -> URL {
+        roots[storageClass] ?? directory
     }
 
     /// The object cache of namespace `name`, opened on first use.
@@ -87,6 +126,8 @@ public final class CacheStore: Sendable {
         try Self.validate(name, operation: .objects)
         var configuration = configuration
         configuration.isReadOnly = configuration.isReadOnly || isReadOnly
+        let storageClass = configuration.storageClass ?? self.storageClass
+        configuration.storageClass = storageClass
         return try opened.withLock { opened in
             if let existing = opened[name] {
                 guard let cache = existing as? ObjectCache<Key, Value> else {
@@ -94,9 +135,16 @@ public final class CacheStore: Sendable {
                 }
                 return cache
             }
+            for other in CacheStorageClass.allCases where directory(for: other) != directory(for: storageClass) {
+                let elsewhere = directory(for: other).appending(path: name, directoryHint: .isDirectory)
+                if Self.holdsFiles(elsewhere) {
+                    throw ObjectCacheError.storageClassConflict(
+                        elsewhere.path(percentEncoded: false), recorded: other, requested: storageClass)
+                }
+            }
             let cache = try ObjectCache<Key, Value>(
-                directory: directory.appending(path: name, directoryHint: .isDirectory), configuration: configuration,
-                migrations: migrations)
+                directory: directory(for: storageClass).appending(path: name, directoryHint: .isDirectory),
+                configuration: configuration, migrations: migrations)
             opened[name] = cache
             return cache
         }
@@ -117,27 +165,27 @@ public final class CacheStore: Sendable {
             configuration: ObjectCacheConfiguration(maxDiskSize: maxDiskSize, memoryLimit: memoryLimit))
     }
 
-    /// The names of the namespaces on disk.
+    /// The names of the namespaces on disk, of every class.
     public func namespaces() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))) ?? []
-        return names.filter { (try? Self.validate($0, operation: .namespaces)) != nil }.sorted()
+        Set(locations().map(\.name)).sorted()
     }
 
     /// The value bytes of all namespaces: the open caches' sizes, and the value files of the others.
     public func totalSize() -> Int {
         let open = opened.withLock { $0 }
         var total = 0
-        for name in namespaces() {
+        for (name, namespace) in locations() {
             if let cache = open[name] as? any SizedCache {
                 total += cache.diskSize
             } else {
-                total += DiskLRUCache.storedValueBytes(in: directory.appending(path: name, directoryHint: .isDirectory))
+                total += DiskLRUCache.storedValueBytes(in: namespace)
             }
         }
         return total
     }
 
-    /// Empties every namespace: open caches are cleared, the folders of the others deleted.
+    /// Empties every namespace of every class: open caches are cleared, the folders of the
+    /// others deleted.
     ///
     /// - Throws: ``ObjectCacheError``: the first failure, after trying every namespace.
     public func clearAll() throws {
@@ -146,12 +194,12 @@ public final class CacheStore: Sendable {
         }
         let open = opened.withLock { $0 }
         var failure: (any Error)?
-        for name in namespaces() {
+        var cleared = Set<String>()
+        for (name, namespace) in locations() {
             do {
                 if let cache = open[name] as? any SizedCache {
-                    try cache.removeAll()
+                    if cleared.insert(name).inserted { try cache.removeAll() }
                 } else {
-                    let namespace = directory.appending(path: name, directoryHint: .isDirectory)
                     try DiskLRUCache.removeDirectory(at: namespace)
                     KeyNaming.removeRecord(in: namespace)
                 }
@@ -160,6 +208,29 @@ public final class CacheStore: Sendable {
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Every namespace folder under the roots, with its name.
+    ///
+    /// - Complexity: O(entries in the roots).
+    private func locations() -> [(name: String, directory: URL)] {
+        var seen = Set<URL>()
+        var result: [(name: String, directory: URL)] = []
+        for storageClass in CacheStorageClass.allCases {
+            let root = directory(for: storageClass)
+            guard seen.insert(root).inserted else { continue }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path(percentEncoded: false))) ?? []
+            for name in names.sorted() where (try? Self.validate(name, operation: .namespaces)) != nil {
+                result.append((name, root.appending(path: name, directoryHint: .isDirectory)))
+            }
+        }
+        return result
+    }
+
+    /// Whether `directory` exists and holds anything (a namespace of the other class).
+    private static func holdsFiles(_ directory: URL) -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false)))
+        return !(entries ?? []).isEmpty
     }
 
     private static func validate(_ name: String, operation: ObjectCacheError.Operation) throws {
@@ -186,7 +257,3 @@ protocol SizedCache: Sendable {
 }
 
 extension ObjectCache: SizedCache {}
-
-private func homeDirectoryPath() -> String {
-    FileManager.default.homeDirectoryForCurrentUser.path(percentEncoded: false)
-}

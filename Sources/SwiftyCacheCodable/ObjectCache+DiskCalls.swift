@@ -35,8 +35,15 @@ extension ObjectCache {
         do {
             return try body()
         } catch {
-            throw ObjectCacheError.wrapping(error, key: key.map { "\($0)" }, operation: operation)
+            throw reported(ObjectCacheError.wrapping(error, key: key.map { "\($0)" }, operation: operation))
         }
+    }
+
+    /// `error`, or ``ObjectCacheError/Code/unavailable`` for a refusal of protected files when
+    /// the cache asked for a protection class.
+    @inlinable
+    func reported(_ error: ObjectCacheError) -> ObjectCacheError {
+        protectsFiles && error.isPermissionDenied ? .unavailable(error) : error
     }
 
     @inlinable

@@ -66,6 +66,15 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     let changeHub = ChangeHub<ObjectCacheChange<Key>>()
     /// The keys of engine names, kept while someone observes, for evictions by key.
     let engineNames = LockedState<[String: Key]>([:])
+    /// Whether the configuration asked for a protection class: `EPERM` then means the files
+    /// are locked away (``ObjectCacheError/Code/unavailable``).
+    @usableFromInline let protectsFiles: Bool
+    /// The keys a clean close records for the next open's warm start.
+    let warmStartCount: Int
+    /// The warm start's background load, while it runs.
+    let warmStart = LockedState<Task<Void, Never>?>(nil)
+    /// Whether the cache joined ``MemoryPressureRelay/shared``.
+    let followsMemoryPressure: Bool
 
     /// Opens (or creates) an object cache in `directory`.
     ///
@@ -137,13 +146,31 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         {
             openVersion = recorded
         }
+        let protectsFiles = configuration.fileProtection.map { $0 != .none } ?? false
+        func reported(_ error: any Error) -> ObjectCacheError {
+            let wrapped = ObjectCacheError.wrapping(error, key: nil, operation: .open)
+            return protectsFiles && wrapped.isPermissionDenied ? .unavailable(wrapped) : wrapped
+        }
         do {
+            if let storageClass = configuration.storageClass {
+                try StorageClassRecord.check(storageClass, in: directory, fileSystem: fileSystem)
+            }
             self.disk = try DiskLRUCache(
                 directory: directory, appVersion: openVersion, valueCount: 2 + attachmentCount,
                 maxSize: configuration.maxDiskSize, options: options, fileSystem: fileSystem)
         } catch {
-            throw ObjectCacheError.wrapping(error, key: nil, operation: .open)
+            throw reported(error)
         }
+        do {
+            try Self.settle(
+                directory, configuration: configuration, isReadOnly: options.isReadOnly, fileSystem: fileSystem)
+        } catch {
+            try? disk.close()
+            throw reported(error)
+        }
+        self.protectsFiles = protectsFiles
+        self.warmStartCount = max(0, configuration.warmStartCount)
+        self.followsMemoryPressure = configuration.trimsMemoryUnderPressure && memoryLimit > 0
         self.schemaVersion = configuration.schemaVersion
         self.migrations = migrationsByVersion
         do {
@@ -172,6 +199,23 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         disk.changeHub.install(
             Self.engineTap(
                 typed: changeHub, names: engineNames, memory: memory, isReadOnly: options.isReadOnly))
+        if followsMemoryPressure { MemoryPressureRelay.shared.add(self) }
+        startWarmStart()
+    }
+
+    /// Records the storage class a new directory was created with, and applies the
+    /// platform's attributes (backup exclusion, protection class), once the engine has opened
+    /// (and created) the directory.
+    private static func settle(
+        _ directory: URL, configuration: ObjectCacheConfiguration, isReadOnly: Bool, fileSystem: any FileSystem
+    ) throws {
+        guard !isReadOnly else { return }
+        if let storageClass = configuration.storageClass {
+            try StorageClassRecord.adopt(storageClass, in: directory, fileSystem: fileSystem)
+        }
+        let excluded = configuration.isExcludedFromBackup ?? (configuration.storageClass == .durable ? true : nil)
+        try PlatformFileAttributes.apply(
+            to: directory, excludedFromBackup: excluded, protection: configuration.fileProtection)
     }
 
     // MARK: State
@@ -234,6 +278,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     public func close() throws {
         var failure: (any Error)?
         do { try save() } catch { failure = error }
+        if followsMemoryPressure { MemoryPressureRelay.shared.remove(self) }
+        recordWarmKeys()
         memory.updateEach { $0.removeAll() }
         do { try diskCall(nil, operation: .close) { try disk.close() } } catch { failure = failure ?? error }
         changeHub.finish()

@@ -71,6 +71,39 @@ public struct ObjectCacheConfiguration: Sendable {
     /// The current time, for expiry; injectable in tests. The default is the system clock.
     public var clock: @Sendable () -> Date
 
+    /// Whether the system may delete the cache's files to free space (see
+    /// ``CacheStorageClass``). `nil`, the default, declares nothing for a cache opened at a
+    /// directory, and takes the store's class in a ``CacheStore``. A declared class is
+    /// recorded in the directory when the cache is created; opening it later with the other
+    /// class throws ``ObjectCacheError/Code/storageClassConflict``. The class chooses the
+    /// directory only through a ``CacheStore``: ``ObjectCache`` opens where it is told.
+    public var storageClass: CacheStorageClass?
+
+    /// Whether backups skip the cache's directory, on Apple platforms (its
+    /// `isExcludedFromBackup` resource value). The default, `nil`, excludes a durable cache
+    /// and leaves a purgeable one as it is (Caches is never backed up). Other platforms
+    /// ignore it.
+    public var isExcludedFromBackup: Bool?
+
+    /// The data-protection class of the cache's files on Apple platforms, such as
+    /// `.completeUntilFirstUserAuthentication`; `nil`, the default, keeps the platform's.
+    /// While the class keeps the files closed (the device is locked), calls that need the disk
+    /// throw ``ObjectCacheError/Code/unavailable``: nothing is removed or recovered as damage.
+    /// Other platforms accept it and apply nothing (the files are `0600` in a `0700` folder
+    /// there; see <doc:ChoosingStorage>).
+    public var fileProtection: FileProtectionType?
+
+    /// Whether the memory tier shrinks when the system is short of memory (Apple platforms'
+    /// memory-pressure events: a warning keeps half the values, a critical event saves the
+    /// unsaved values and drops every saved one). The default is `true`. On every platform
+    /// ``ObjectCache/trimMemory(_:)`` does the same on request.
+    public var trimsMemoryUnderPressure: Bool
+
+    /// How many of the most recently used keys in memory a clean ``ObjectCache/close()``
+    /// records, to be loaded into memory in the background the next time the cache opens (a
+    /// warm start). The default, 0, records and loads nothing.
+    public var warmStartCount: Int
+
     /// A configuration; every parameter has the default its property describes.
     public init(
         maxDiskSize: Int = 50 << 20,
@@ -83,7 +116,10 @@ public struct ObjectCacheConfiguration: Sendable {
         syncsWrites: Bool = false,
         isReadOnly: Bool = false,
         keyHasher: (any CacheKeyHasher)? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() },
+        storageClass: CacheStorageClass? = nil,
+        fileProtection: FileProtectionType? = nil,
+        warmStartCount: Int = 0
     ) {
         self.maxDiskSize = maxDiskSize
         self.memoryLimit = memoryLimit
@@ -96,6 +132,11 @@ public struct ObjectCacheConfiguration: Sendable {
         self.defaultTimeToLive = defaultTimeToLive
         self.keyHasher = keyHasher
         self.clock = clock
+        self.storageClass = storageClass
+        self.isExcludedFromBackup = nil
+        self.fileProtection = fileProtection
+        self.trimsMemoryUnderPressure = true
+        self.warmStartCount = warmStartCount
     }
 
     /// The engine's options for this configuration. Packed storage converts a file-storage

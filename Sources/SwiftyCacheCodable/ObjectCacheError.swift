@@ -22,6 +22,13 @@ public struct ObjectCacheError: Error, Sendable, CustomStringConvertible {
         public static let readOnly = Code("read-only")
         /// A ``CacheAttachments`` value returned the wrong number of parts.
         public static let attachmentCountMismatch = Code("attachment count mismatch")
+        /// A namespace was opened with the other ``CacheStorageClass`` than it was created
+        /// with (see <doc:ChoosingStorage>).
+        public static let storageClassConflict = Code("storage class conflict")
+        /// The cache's files cannot be read now: their data-protection class keeps them
+        /// closed while the device is locked. Nothing was removed; try again once the device
+        /// is unlocked (see <doc:ChoosingStorage>).
+        public static let unavailable = Code("unavailable")
 
         /// The code's name, such as `"disk failure"`.
         public var description: String { name }
@@ -142,6 +149,36 @@ extension ObjectCacheError {
         ObjectCacheError(
             at: file, line,
             code: .namespaceConflict, message: "namespace \(name) is already open as \(existing)", operation: .objects)
+    }
+
+    static func storageClassConflict(
+        _ path: String, recorded: CacheStorageClass, requested: CacheStorageClass, file: String = #fileID,
+        line: Int = #line
+    ) -> ObjectCacheError {
+        ObjectCacheError(
+            at: file, line, code: .storageClassConflict,
+            message: "\(path) holds a \(recorded) cache; it cannot be opened as \(requested)", operation: .open)
+    }
+
+    /// A failure the platform's data protection caused (`EPERM` from a protected file while the
+    /// device is locked), as ``Code/unavailable`` with the original error as its cause.
+    @usableFromInline
+    static func unavailable(_ error: ObjectCacheError, file: String = #fileID, line: Int = #line) -> ObjectCacheError {
+        ObjectCacheError(
+            at: file, line, code: .unavailable,
+            message: "the cache's files are protected and cannot be read while the device is locked",
+            key: error.key, operation: error.operation, cause: error.cause ?? error)
+    }
+
+    /// Whether this error is a protected file refused: a system call that failed with `EPERM`
+    /// (what Apple platforms return for a file whose protection class keeps it closed).
+    @usableFromInline
+    var isPermissionDenied: Bool {
+        if let failure = cause as? SystemCallFailure { return failure.errno == Errno.notPermitted }
+        guard let engine = cause as? CacheError, let call = engine.cause as? CacheError.SystemCallError else {
+            return false
+        }
+        return call.errno == Errno.notPermitted
     }
 
     @usableFromInline

@@ -46,6 +46,8 @@ public final class DiskLRUCache: Sendable {
     public let recoveryReport: RecoveryReport
 
     let cacheDirectory: CacheDirectory
+    /// The file system the cache calls, for the layers above that keep files beside it.
+    package var fileSystem: any FileSystem { cacheDirectory.fileSystem }
     /// The values' storage, the one handle the facade holds; what only some storages do is
     /// reached through its capabilities (``ValueStorage/recordStorage``, ...), never its type.
     let storage: any ValueStorage

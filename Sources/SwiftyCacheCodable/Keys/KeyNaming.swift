@@ -64,10 +64,12 @@ enum KeyNaming: String {
     }
 
     /// Deletes the record of a directory whose entries the engine has deleted (and its
-    /// ``SchemaRecord``), then the directory itself unless something else (a user's file) is left in it. The record goes
+    /// ``SchemaRecord``, ``StorageClassRecord`` and ``WarmStartRecord``), then the directory itself unless something else (a user's file) is left in it. The record goes
     /// last, so that a failure before it never leaves entries without their naming.
     static func removeRecord(in directory: URL, fileSystem: any FileSystem = SystemFileSystem()) {
         SchemaRecord.remove(in: directory, fileSystem: fileSystem)
+        StorageClassRecord.remove(in: directory, fileSystem: fileSystem)
+        WarmStartRecord.remove(in: directory, fileSystem: fileSystem)
         let path = directory.appending(path: fileName, directoryHint: .notDirectory).path(percentEncoded: false)
         try? fileSystem.unlink(path + ".tmp")
         try? fileSystem.unlink(path)

@@ -16,6 +16,8 @@ package enum Errno {
     package static let noSpace = ENOSPC
     package static let io = EIO
     package static let accessDenied = EACCES
+    /// What Apple platforms answer for a file whose data-protection class keeps it closed.
+    package static let notPermitted = EPERM
     package static let loop = ELOOP
     package static let nameTooLong = ENAMETOOLONG
     package static let notEmpty = ENOTEMPTY

@@ -36,7 +36,7 @@ extension FileSystem {
         throws(SystemCallFailure)
     {
         let temporary = path + ".tmp"
-        let fd = try open(temporary, flags: OpenFlags.createTruncate, mode: 0o644)
+        let fd = try open(temporary, flags: OpenFlags.createTruncate, mode: FileModes.file)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         defer { buffer.deallocate() }
         buffer.copyBytes(from: bytes)

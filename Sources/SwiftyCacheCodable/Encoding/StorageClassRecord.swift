@@ -1,0 +1,77 @@
+import SwiftyCacheCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The ``CacheStorageClass`` a cache directory was created with, kept in the directory
+/// (`objectcache-class`, one word and a newline) so that opening it with the other class is an
+/// error rather than a silent second copy under the other root.
+///
+/// A directory without the record (created by an earlier release, or by a cache that declared
+/// no class) takes the class of the first open that declares one.
+enum StorageClassRecord {
+    /// The record's name in the cache directory (no dot: the engine never takes it for one of
+    /// its own files).
+    static let fileName = "objectcache-class"
+
+    /// The class the record holds, or `nil` where there is none.
+    ///
+    /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/diskFailure`` when the record
+    ///   cannot be read, ``ObjectCacheError/Code/invalidConfiguration`` for one that names no
+    ///   class (never guessed over).
+    static func read(in directory: URL, fileSystem: any FileSystem) throws -> CacheStorageClass? {
+        let path = self.path(in: directory)
+        let recorded: [UInt8]?
+        do {
+            recorded = try fileSystem.contentsOfSmallFile(atPath: path, limit: 64)
+        } catch {
+            throw ObjectCacheError.fileFailure(
+                "the storage class record cannot be read", path: path, operation: .open, cause: error)
+        }
+        guard let recorded else { return nil }
+        let text = String(decoding: recorded.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        guard let storageClass = CacheStorageClass(rawValue: text) else {
+            throw ObjectCacheError.invalidConfiguration(
+                "\(path) holds \"\(text)\", which is not a storage class", operation: .open)
+        }
+        return storageClass
+    }
+
+    /// Checks that `directory` was created with `storageClass`, before the engine opens it.
+    ///
+    /// - Throws: ``ObjectCacheError/Code/storageClassConflict`` when it records the other class.
+    static func check(_ storageClass: CacheStorageClass, in directory: URL, fileSystem: any FileSystem) throws {
+        if let recorded = try read(in: directory, fileSystem: fileSystem), recorded != storageClass {
+            throw ObjectCacheError.storageClassConflict(
+                directory.path(percentEncoded: false), recorded: recorded, requested: storageClass)
+        }
+    }
+
+    /// Records `storageClass` durably unless the directory records a class already.
+    static func adopt(_ storageClass: CacheStorageClass, in directory: URL, fileSystem: any FileSystem) throws {
+        guard try read(in: directory, fileSystem: fileSystem) == nil else { return }
+        let path = self.path(in: directory)
+        do {
+            try fileSystem.replaceSmallFile(
+                atPath: path, in: directory.path(percentEncoded: false),
+                with: Array("\(storageClass.rawValue)\n".utf8))
+        } catch {
+            throw ObjectCacheError.fileFailure(
+                "the storage class record cannot be written", path: path, operation: .open, cause: error)
+        }
+    }
+
+    /// Deletes the record of a directory whose entries the engine has deleted.
+    static func remove(in directory: URL, fileSystem: any FileSystem) {
+        let path = self.path(in: directory)
+        try? fileSystem.unlink(path + ".tmp")
+        try? fileSystem.unlink(path)
+    }
+
+    private static func path(in directory: URL) -> String {
+        directory.appending(path: fileName, directoryHint: .notDirectory).path(percentEncoded: false)
+    }
+}
