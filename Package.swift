@@ -21,6 +21,7 @@ let package = Package(
     products: [
         .library(name: "SwiftyCacheCore", targets: ["SwiftyCacheCore"]),
         .library(name: "SwiftyCacheCodable", targets: ["SwiftyCacheCodable"]),
+        .library(name: "SwiftyCacheSecureCoding", targets: ["SwiftyCacheSecureCoding"]),
         .executable(name: "notes-offline", targets: ["notes-offline"]),
         .executable(name: "swiftycache-bench", targets: ["swiftycache-bench"]),
         .executable(name: "journal-fuzzer", targets: ["journal-fuzzer"]),
@@ -30,6 +31,11 @@ let package = Package(
     targets: [
         .target(name: "SwiftyCacheCore", swiftSettings: strictSettings + internalChecks),
         .target(name: "SwiftyCacheCodable", dependencies: ["SwiftyCacheCore"], swiftSettings: strictSettings),
+        // NSSecureCoding values need Foundation's keyed archiver (full Foundation): a product of
+        // their own, so that SwiftyCacheCodable stays on FoundationEssentials.
+        .target(
+            name: "SwiftyCacheSecureCoding", dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "notes-offline",
             dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore"],
@@ -75,7 +81,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftyCacheCodableTests",
-            dependencies: ["SwiftyCacheCodable", "SwiftyCacheCore", "SwiftyCacheTestSupport"],
+            dependencies: [
+                "SwiftyCacheCodable", "SwiftyCacheCore", "SwiftyCacheSecureCoding", "SwiftyCacheTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -91,3 +91,18 @@ extension ObjectCache {
         return removed
     }
 }
+
+extension ObjectCache {
+    /// Drops the value of `key` that a layer above could not turn into its own type (the
+    /// archived objects of `SwiftyCacheSecureCoding`): counted in
+    /// ``ObjectCacheStatistics/decodeFailures``, told to the event handler, dropped from memory
+    /// and, unless the cache is read-only, from disk. The read is a miss.
+    package func dropUndecodable(_ key: Key, error: any Error) {
+        memory.withLock(for: key) { tier in
+            tier.statistics.decodeFailures += 1
+            _ = tier.remove(key)
+        }
+        eventHandler?(.decodingFailed(key: key, error: error))
+        if !isReadOnly, (try? removeFromDisk(key, operation: .value)) == true { publish(.removed, key: key) }
+    }
+}

@@ -99,7 +99,7 @@ public struct ObjectCacheConfiguration: Sendable {
     /// ``ObjectCache/trimMemory(_:)`` does the same on request.
     public var trimsMemoryUnderPressure: Bool
 
-    /// How many of the most recently used keys in memory a clean ``ObjectCache/close()``
+    /// How many of the most recently used keys in memory a clean `close()`
     /// records, to be loaded into memory in the background the next time the cache opens (a
     /// warm start). The default, 0, records and loads nothing.
     public var warmStartCount: Int
