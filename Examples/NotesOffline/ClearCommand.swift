@@ -9,7 +9,8 @@ struct ClearCommand: Command {
         examples: ["notes-offline clear"])
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
-        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
+        let library = try NotesLibrary.openForWriting(
+            root: try parsed.cacheDirectory(), durable: parsed.flag("--durable"))
         defer { library.close() }
         let count = library.cachedCount
         try await library.pages?.removeAll()

@@ -18,6 +18,9 @@ struct OptionSpec: Sendable {
         name: "--cache-dir", valueName: "DIR",
         help: "where the cache lives: an empty or new folder, or one notes-offline created",
         defaultText: NotesLibrary.defaultRoot.path(percentEncoded: false))
+    static let durable = OptionSpec(
+        name: "--durable", valueName: nil,
+        help: "keep a new library where the system never purges it (~/.local/share, Application Support)")
     static let offline = OptionSpec(
         name: "--offline", valueName: nil, help: "never touch the network; a page that is not cached is an error")
     static let timeout = OptionSpec(
@@ -42,7 +45,7 @@ struct CommandSpec: Sendable {
     var options: [OptionSpec] = []
     var examples: [String] = []
 
-    private var allOptions: [OptionSpec] { options + [.cacheDirectory, .help] }
+    private var allOptions: [OptionSpec] { options + [.cacheDirectory, .durable, .help] }
 
     /// The usage line: `notes-offline fetch URL... [--offline] [--timeout SECONDS] …`.
     var usage: String {

@@ -21,7 +21,7 @@ struct FetchCommand: Command {
         let timeout = try parsed.timeout()
         let root = try parsed.cacheDirectory()
         if parsed.flag("--offline") {
-            let library = try NotesLibrary.openForReading(root: root)
+            let library = try NotesLibrary.openForReading(root: root, durable: parsed.flag("--durable"))
             defer { library.close() }
             var failures: Int32 = 0
             for url in urls {
@@ -34,7 +34,7 @@ struct FetchCommand: Command {
             }
             return failures == 0 ? 0 : 1
         }
-        let library = try NotesLibrary.openForWriting(root: root)
+        let library = try NotesLibrary.openForWriting(root: root, durable: parsed.flag("--durable"))
         defer { library.close() }
         let fetcher = Fetcher(timeout: timeout, spanHosts: parsed.flag("--span-hosts"))
         var failures: Int32 = 0

@@ -19,13 +19,13 @@ struct LimitCommand: Command {
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
         let root = try parsed.cacheDirectory()
         guard let text = parsed.positionals.first else {
-            let library = try NotesLibrary.openForReading(root: root)
+            let library = try NotesLibrary.openForReading(root: root, durable: parsed.flag("--durable"))
             defer { library.close() }
             output.line("limit: \(formatBytes(library.settings.maxSize)), used: \(formatBytes(library.usedBytes))")
             return 0
         }
         let size = try parseSize(text)
-        let library = try NotesLibrary.openForWriting(root: root)
+        let library = try NotesLibrary.openForWriting(root: root, durable: parsed.flag("--durable"))
         defer { library.close() }
         let dropped = library.pages?.keysEvicted(atLimit: size).count ?? 0
         if dropped > 0 && !parsed.flag("--yes") {

@@ -10,7 +10,8 @@ struct ListCommand: Command {
         examples: ["notes-offline list", "notes-offline list --wide | grep example.com"])
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
-        let library = try NotesLibrary.openForReading(root: try parsed.cacheDirectory())
+        let library = try NotesLibrary.openForReading(
+            root: try parsed.cacheDirectory(), durable: parsed.flag("--durable"))
         defer { library.close() }
         let keys = try await library.pages?.keys() ?? []
         let pages = try keys.compactMap { try library.pages?.value(forKey: $0) }

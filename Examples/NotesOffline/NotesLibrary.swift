@@ -14,6 +14,9 @@ struct NotesLibrary: Sendable {
         var formatVersion = 1
         /// The size limit of the pages; changed only by `notes-offline limit`.
         var maxSize = 50 << 20
+        /// Whether the system may purge the pages; chosen when the library is created
+        /// (`--durable`), `nil` in a library an earlier version made (purgeable).
+        var storageClass: CacheStorageClass?
     }
 
     let root: URL
@@ -25,8 +28,22 @@ struct NotesLibrary: Sendable {
     static let namespace = "pages"
 
     /// `~/.cache/notes-offline` on Linux (or `$XDG_CACHE_HOME`), the Caches folder on Apple platforms.
-    static var defaultRoot: URL {
-        CacheStore.defaultRoot().appending(path: "notes-offline", directoryHint: .isDirectory)
+    static var defaultRoot: URL { defaultRoot(for: .purgeable) }
+
+    /// The library's folder under the platform's directory for `storageClass`.
+    static func defaultRoot(for storageClass: CacheStorageClass) -> URL {
+        CacheStore.defaultRoot(for: storageClass).appending(path: "notes-offline", directoryHint: .isDirectory)
+    }
+
+    /// The folder used without `--cache-dir`: the durable one with `--durable`; otherwise the
+    /// caches folder, unless only the durable folder holds a library (one kept with
+    /// `--durable` is found without the flag).
+    static func defaultRoot(durable: Bool) -> URL {
+        let kept = defaultRoot(for: .durable)
+        if durable { return kept }
+        if case .library? = try? locate(defaultRoot) { return defaultRoot }
+        if case .library? = try? locate(kept) { return kept }
+        return defaultRoot
     }
 
     /// What is at `root`: nothing, an empty folder, or a notes-offline cache and its settings.
@@ -68,16 +85,30 @@ struct NotesLibrary: Sendable {
     }
 
     /// Opens the library to write: creates the folder and the marker if needed.
-    static func openForWriting(root: URL?) throws -> NotesLibrary {
-        let root = root ?? defaultRoot
+    /// With `durable`, a new library is kept where the system never purges it; an existing
+    /// one keeps the class it was created with (asking another is an error).
+    static func openForWriting(root: URL?, durable: Bool) throws -> NotesLibrary {
+        let root = root ?? defaultRoot(durable: durable)
         var settings = Settings()
+        var isNew = true
         switch try locate(root) {
-        case .library(let existing): settings = existing
+        case .library(let existing):
+            settings = existing
+            isNew = false
         case .missing, .empty: break
+        }
+        let storageClass = settings.storageClass ?? (durable && isNew ? .durable : .purgeable)
+        if durable && storageClass != .durable {
+            throw FetchError(
+                description:
+                    "the library at \(root.path(percentEncoded: false)) is a purgeable cache; --durable keeps a new library (choose another --cache-dir)"
+            )
         }
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: root.appending(path: markerName).path(percentEncoded: false)) {
+            let markerPath = root.appending(path: markerName).path(percentEncoded: false)
+            if !FileManager.default.fileExists(atPath: markerPath) || settings.storageClass != storageClass {
+                settings.storageClass = storageClass
                 try write(settings, to: root)
             }
         } catch {
@@ -85,31 +116,33 @@ struct NotesLibrary: Sendable {
                 description:
                     "cannot open the cache at \(root.path(percentEncoded: false)): \(error.localizedDescription)")
         }
-        let pages = try openPages(root: root, maxSize: settings.maxSize, readOnly: false)
+        let pages = try openPages(root: root, settings: settings, readOnly: false)
         return NotesLibrary(root: root, settings: settings, pages: pages)
     }
 
     /// Opens the library to read: nothing is created or written; a cache that does not exist
     /// yet reads as empty.
-    static func openForReading(root: URL?) throws -> NotesLibrary {
-        let root = root ?? defaultRoot
+    static func openForReading(root: URL?, durable: Bool) throws -> NotesLibrary {
+        let root = root ?? defaultRoot(durable: durable)
         guard case .library(let settings) = try locate(root),
             FileManager.default.fileExists(atPath: root.appending(path: namespace).path(percentEncoded: false))
         else {
             return NotesLibrary(root: root, settings: Settings(), pages: nil)
         }
         return NotesLibrary(
-            root: root, settings: settings, pages: try openPages(root: root, maxSize: settings.maxSize, readOnly: true))
+            root: root, settings: settings, pages: try openPages(root: root, settings: settings, readOnly: true))
     }
 
-    private static func openPages(root: URL, maxSize: Int, readOnly: Bool) throws -> ObjectCache<URL, Page> {
+    private static func openPages(root: URL, settings: Settings, readOnly: Bool) throws -> ObjectCache<URL, Page> {
         let path = root.path(percentEncoded: false)
         let pages: ObjectCache<URL, Page>
         do {
-            pages = try CacheStore(directory: root, readOnly: readOnly).objects(
+            let store = CacheStore(
+                directory: root, storageClass: settings.storageClass ?? .purgeable, readOnly: readOnly)
+            pages = try store.objects(
                 namespace, of: Page.self, keyType: URL.self,
                 configuration: ObjectCacheConfiguration(
-                    maxDiskSize: maxSize, memoryLimit: 64, schemaVersion: Page.schemaVersion),
+                    maxDiskSize: settings.maxSize, memoryLimit: 64, schemaVersion: Page.schemaVersion),
                 migrations: Page.migrations)
         } catch let error as ObjectCacheError {
             // The store wraps the engine's error; its code says why the directory did not open.

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftyCacheCodable
 
 /// `notes-offline`: keeps an offline cache of notes pages fetched over HTTP.
 @main
@@ -116,6 +117,8 @@ struct NotesOffline {
 
             Options every command takes (before or after the command word):
               --cache-dir DIR   the cache folder (default: \(NotesLibrary.defaultRoot.path(percentEncoded: false)))
+              --durable         keep a new library where the system never purges it
+                                (\(NotesLibrary.defaultRoot(for: .durable).path(percentEncoded: false)) without --cache-dir)
               --help            help for the command
               --version         the version
 
@@ -139,7 +142,8 @@ extension Command {
     /// the exit status is 1 when `body` says one failed (having reported why), 0 otherwise.
     func forEachURL(_ parsed: ParsedCommand, _ body: (URL, NotesLibrary) async throws -> Bool) async throws -> Int32 {
         let urls = try parsed.urls()
-        let library = try NotesLibrary.openForWriting(root: try parsed.cacheDirectory())
+        let library = try NotesLibrary.openForWriting(
+            root: try parsed.cacheDirectory(), durable: parsed.flag("--durable"))
         defer { library.close() }
         var failures: Int32 = 0
         for url in urls where try await !body(url, library) { failures += 1 }

@@ -12,7 +12,8 @@ struct ShowCommand: Command {
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
         let url = try NoteURL.parse(parsed.positionals[0])
-        let library = try NotesLibrary.openForReading(root: try parsed.cacheDirectory())
+        let library = try NotesLibrary.openForReading(
+            root: try parsed.cacheDirectory(), durable: parsed.flag("--durable"))
         defer { library.close() }
         guard let page = try library.cachedPage(url) else {
             throw FetchError(description: "\(url.absoluteString) is not cached; fetch it first")

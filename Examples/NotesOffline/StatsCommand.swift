@@ -9,7 +9,8 @@ struct StatsCommand: Command {
         examples: ["notes-offline stats"])
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
-        let library = try NotesLibrary.openForReading(root: try parsed.cacheDirectory())
+        let library = try NotesLibrary.openForReading(
+            root: try parsed.cacheDirectory(), durable: parsed.flag("--durable"))
         defer { library.close() }
         output.line("cache:   \(library.root.path(percentEncoded: false))")
         output.line("pages:   \(library.cachedCount)")

@@ -37,7 +37,7 @@ struct SyncCommand: Command {
         let indexURL = try NoteURL.parse(parsed.positionals[0])
         let spanHosts = parsed.flag("--span-hosts")
         let fetcher = Fetcher(timeout: timeout, spanHosts: spanHosts)
-        let library = try NotesLibrary.openForWriting(root: root)
+        let library = try NotesLibrary.openForWriting(root: root, durable: parsed.flag("--durable"))
 
         let interrupt = Interrupt()
         defer { interrupt.restore() }
@@ -67,7 +67,7 @@ struct SyncCommand: Command {
             "synced \(name): \(tally.new) new, \(tally.updated) updated, \(tally.unchanged) unchanged, "
                 + "\(tally.skipped) skipped, \(tally.failed) failed")
         // What the limit kept, as a fresh reader sees the disk (not the writer's memory tier).
-        let reader = try NotesLibrary.openForReading(root: root)
+        let reader = try NotesLibrary.openForReading(root: root, durable: parsed.flag("--durable"))
         defer { reader.close() }
         let held = tally.cached.filter { (try? reader.pages?.containsValue(forKey: $0)) == true }.count
         if held < tally.cached.count {

@@ -17,7 +17,8 @@ struct WatchCommand: Command {
 
     func run(_ parsed: ParsedCommand, output: Output) async throws -> Int32 {
         let urls = try parsed.urls()
-        let library = try NotesLibrary.openForReading(root: try parsed.cacheDirectory())
+        let library = try NotesLibrary.openForReading(
+            root: try parsed.cacheDirectory(), durable: parsed.flag("--durable"))
         defer { library.close() }
         guard let pages = library.pages else {
             output.error("no pages are cached yet: run 'notes-offline sync URL' first")

@@ -10,7 +10,7 @@
 ///
 /// A namespace records its class when it is created; opening it with the other class throws
 /// ``ObjectCacheError/Code/storageClassConflict`` (see <doc:ChoosingStorage>).
-public enum CacheStorageClass: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum CacheStorageClass: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// The platform's caches directory, which the system may empty when storage runs low:
     /// `$XDG_CACHE_HOME` or `~/.cache` on Linux, the user's Caches folder on Apple platforms
     /// (never backed up).

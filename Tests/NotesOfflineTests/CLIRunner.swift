@@ -21,8 +21,10 @@ struct CLI {
             .deletingLastPathComponent())
 
     /// Runs `arguments` with `--cache-dir` set, and waits for the exit (at most 60 s).
-    func run(_ arguments: [String], withCacheDirectory: Bool = true) throws -> Result {
-        let process = try start(arguments, withCacheDirectory: withCacheDirectory)
+    func run(_ arguments: [String], withCacheDirectory: Bool = true, environment: [String: String] = [:]) throws
+        -> Result
+    {
+        let process = try start(arguments, withCacheDirectory: withCacheDirectory, environment: environment)
         // Read both pipes to the end first, so a full pipe never blocks the child.
         let out = LockedState(Data())
         let group = DispatchGroup()
@@ -46,9 +48,15 @@ struct CLI {
     }
 
     /// Starts `arguments` and returns at once; a watchdog ends it after 60 s.
-    func start(_ arguments: [String], withCacheDirectory: Bool = true) throws -> Running {
+    /// `environment` is added to this process's.
+    func start(_ arguments: [String], withCacheDirectory: Bool = true, environment: [String: String] = [:]) throws
+        -> Running
+    {
         let process = Process()
         process.executableURL = Self.executable
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.arguments =
             arguments + (withCacheDirectory ? ["--cache-dir", cacheDirectory.path(percentEncoded: false)] : [])
         let stdout = Pipe()
