@@ -8,7 +8,7 @@ struct Options {
     var valueSizes = [1024, 65_536]
     var rounds = 5
     var workloads: Set<String> = [
-        "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large", "schema",
+        "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large", "schema", "warm-start",
     ]
     var scalingSizes = [1_000, 10_000, 100_000]
     /// `--footprint-sizes`, in MiB.
@@ -23,7 +23,7 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint,schema]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint,schema,warm-start]
                                  [--footprint-sizes 1,8,64]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
@@ -40,6 +40,8 @@ struct Options {
           --workload save-profile  200 rounds of 500 write-back notes and save(), for a profiler
           --workload schema  reads of notes one schema version old against current ones, and
                          fetch-through hits against memory hits
+          --workload warm-start  the first 1,000 reads of a launch (a fresh process), with and
+                         without a warm start
           --charts       draws SVG charts (against SQLite, latency; scale with --scale-report)
                          from the JSON of earlier runs into --chart-dir (default docs/charts)
         """
@@ -137,6 +139,10 @@ enum SwiftyCacheBench {
             }
             if arguments.count == 3, arguments[1] == ScaleWorkload.openChildFlag {
                 try ScaleWorkload.openChild(directory: URL(filePath: arguments[2]))
+                exit(0)
+            }
+            if arguments.count == 5, arguments[1] == WarmStartWorkload.childFlag, let hot = Int(arguments[3]) {
+                try await WarmStartWorkload.child(mode: arguments[2], hot: hot, directory: URL(filePath: arguments[4]))
                 exit(0)
             }
             if arguments.count == 3, arguments[1] == ScaleWorkload.readChildFlag {
@@ -266,6 +272,11 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("schema") {
             add(try await SchemaWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("warm-start") {
+            addDerived(
+                try await WarmStartWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run(),
+                format: "%.2f")
         }
         if options.workloads.contains("memory-hits") {
             add(try MemoryHitWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run())

@@ -122,7 +122,7 @@ extension ObjectCache {
         }
     }
 
-    private func loadIntoMemory(_ key: Key) throws {
+    func loadIntoMemory(_ key: Key) throws {
         guard let loaded = try load(key, now: clock()) else { return }
         if memory.storeLoaded(
             loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)

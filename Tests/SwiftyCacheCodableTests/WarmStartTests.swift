@@ -32,6 +32,22 @@ import Testing
         #expect(after.diskHits == before.diskHits)
     }
 
+    @Test func valuesReadFromMemoryComeBeforeNewerOnesNotRead() async throws {
+        do {
+            let cache = try open(warmStartCount: 10)
+            for index in 0..<100 { try await cache.set(sampleNote, forKey: "n\(index)") }
+            // Hits on old values: the record prefers them to the 90 stored after them.
+            for index in 0..<10 { _ = try await cache.value(forKey: "n\(index)") }
+            #expect(cache.statistics.memoryHits == 10)
+            try await cache.close()
+        }
+        let cache = try open(warmStartCount: 10)
+        await cache.waitUntilWarm()
+        #expect(cache.memoryCount == 10)
+        for index in 0..<10 { #expect(try await cache.value(forKey: "n\(index)") == sampleNote) }
+        #expect(cache.statistics.memoryHits == 10)
+    }
+
     @Test func withoutTheOptionNothingIsRecordedOrLoaded() async throws {
         do {
             let cache = try open(warmStartCount: 0)

@@ -60,7 +60,10 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let count = 1 << (Int.bitWidth - 1 - wanted.leadingZeroBitCount)
         stripeMask = count - 1
         // Each stripe alone may hold up to the whole limit; the totals bound them together.
-        stripes = (0..<count).map { _ in ReadMostlyLock(MemoryTier(countLimit: countLimit, byteLimit: byteLimit)) }
+        let clock = VersionClock()
+        stripes = (0..<count).map { _ in
+            ReadMostlyLock(MemoryTier(countLimit: countLimit, byteLimit: byteLimit, clock: clock))
+        }
         totals = Totals()
         self.countLimit = countLimit
         self.byteLimit = byteLimit

@@ -68,10 +68,12 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// Which values were hit since eviction last passed them, by slot of `items`.
     @usableFromInline let referenced = ReferenceBits()
     @usableFromInline var totalCost = 0
-    @usableFromInline var nextVersion: UInt64 = 1
+    /// Hands out the versions of stored values; shared by the stripes of one tier.
+    @usableFromInline let clock: VersionClock
     @usableFromInline var statistics = ObjectCacheStatistics()
 
-    init(countLimit: Int, byteLimit: Int?) {
+    init(countLimit: Int, byteLimit: Int?, clock: VersionClock = VersionClock()) {
+        self.clock = clock
         // The table numbers its slots in 32 bits; half of that leaves room for the unsaved
         // values a trim hands back before they go.
         self.countLimit = min(countLimit, HashBuckets.slotLimit / 2)
@@ -159,8 +161,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     mutating func store(
         _ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?, created: Date
     ) -> UInt64 {
-        let version = nextVersion
-        nextVersion += 1
+        let version = clock.tick()
         let item = Item(
             value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires,
             created: created)
@@ -310,4 +311,15 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     }
 
     @inlinable var count: Int { items.count }
+
+    /// The keys in memory with their versions, and whether each was read since eviction last
+    /// passed it: for the warm start's record.
+    ///
+    /// - Complexity: O(values in memory).
+    func recency() -> [(key: Key, version: UInt64, isReferenced: Bool)] {
+        items.indicesInLRUOrder.compactMap { index in
+            guard let key = items.key(at: index), let item = items.value(at: index) else { return nil }
+            return (key, item.version, referenced.isSet(index))
+        }
+    }
 }

@@ -53,6 +53,11 @@ final class ReferenceBits: @unchecked Sendable {
         bits[index].store(1, ordering: .relaxed)
     }
 
+    /// Whether slot `index` is marked.
+    func isSet(_ index: Int) -> Bool {
+        index < capacity && bits[index].load(ordering: .relaxed) != 0
+    }
+
     /// Clears slot `index` and returns whether it was set.
     @usableFromInline
     func clear(_ index: Int) -> Bool {
