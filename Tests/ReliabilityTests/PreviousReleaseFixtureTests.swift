@@ -23,7 +23,7 @@ import Darwin
     /// xxHash names with their `objectcache-keys` record and JSON by the built-in coder.
     static let releases = [
         "b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06", "d1fdf6b", "aedfbf8", "77faef8", "3782518",
-        "393bff7",
+        "393bff7", "b66caf2",
     ]
 
     /// The object caches each release's generator wrote: folder, format, storage.
@@ -212,5 +212,51 @@ import Darwin
                 "note-\(index)")
         }
         try await reopened.close()
+    }
+
+    /// What b66caf2 added on disk reopens: envelopes that record their schema version, the
+    /// `objectcache-schema` record and a journal whose `appVersion` moved on (a cache moved from
+    /// version 1 to 2, some entries written back, some written in 2), and pins in
+    /// `journal.pins`, in both storages.
+    @Test func theSchemaVersionsAndPinsOfB66caf2Reopen() async throws {
+        let (directory, url) = try Self.copy("object-json-packed-schema2", of: "b66caf2")
+        _ = directory
+        let identity = SchemaMigration<Note>.from(1, as: Note.self) { $0 }
+        let cache = try ObjectCache<String, Note>(
+            directory: url, configuration: .init(schemaVersion: 2), migrations: [identity])
+        for index in 0..<35 { #expect(try await cache.value(forKey: "note-\(index)") == Self.note(index)) }
+        #expect(try [0, 7, 30].allSatisfy { try cache.isPinned("note-\($0)") })
+        #expect(try !cache.isPinned("note-1"))
+        try await cache.close()
+        // On to version 3, from a fresh copy (the reads above wrote version 1 entries back in
+        // 2): entries of versions 1 and 2 both convert.
+        let (fresh, freshURL) = try Self.copy("object-json-packed-schema2", of: "b66caf2")
+        _ = fresh
+        let rated = try ObjectCache<String, RatedNote>(
+            directory: freshURL, configuration: .init(schemaVersion: 3),
+            migrations: [
+                .from(1, as: Note.self) { RatedNote(note: $0, stars: 1) },
+                .from(2, as: Note.self) { RatedNote(note: $0, stars: 2) },
+            ])
+        #expect(try await rated.migrateAll().migrated == 35)
+        for index in 0..<35 {
+            let stars = try #require(try await rated.value(forKey: "note-\(index)")).stars
+            #expect(stars == (index < 5 || index >= 25 ? 2 : 1), "note-\(index)")
+        }
+        try await rated.close()
+
+        for (name, storage) in [("engine-files-pins", DiskLRUCache.Storage.files), ("engine-packed-pins", .packed)] {
+            let (temporary, pinned) = try Self.copy(name, of: "b66caf2")
+            _ = temporary
+            let engine = try DiskLRUCache(
+                directory: pinned, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: .init(storage: storage))
+            #expect(Set(try engine.pinnedKeys()) == ["key-0", "key-2", "key-5"])
+            for index in 0..<40 {
+                #expect(
+                    try await engine.data(forKey: "key-\(index)")
+                        == [0, 1].map { Self.engineValue(index, slot: $0, round: 0) })
+            }
+            try await engine.close()
+        }
     }
 }
