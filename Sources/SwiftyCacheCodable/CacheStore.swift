@@ -227,11 +227,18 @@ public final class CacheStore: Sendable {
         return result
     }
 
-    /// Whether `directory` exists and holds anything (a namespace of the other class).
+    /// Whether `directory` holds a cache (its journal, or a record of the object cache's): a
+    /// namespace of the other class.
+    ///
+    /// - Complexity: O(1): two lookups, no listing.
     private static func holdsFiles(_ directory: URL) -> Bool {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false)))
-        return !(entries ?? []).isEmpty
+        [Self.journalName, StorageClassRecord.fileName].contains { name in
+            FileManager.default.fileExists(atPath: directory.appending(path: name).path(percentEncoded: false))
+        }
     }
+
+    /// The engine's journal, in every cache directory.
+    private static let journalName = "journal"
 
     private static func validate(_ name: String, operation: ObjectCacheError.Operation) throws {
         let allowed = name.utf8.allSatisfy { byte in

@@ -179,7 +179,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
                 fileSystem: fileSystem)
         } catch {
             try? disk.close()
-            throw error
+            throw reported(error)
         }
         self.format = configuration.format
         self.defaultTimeToLive = configuration.defaultTimeToLive
@@ -191,7 +191,7 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
                 ?? KeyNaming.resolve(directory: directory, disk: disk, fileSystem: fileSystem).hasher
         } catch {
             try? disk.close()
-            throw error
+            throw reported(error)
         }
         self.eventHandler = eventHandler
         self.attachmentCount = attachmentCount

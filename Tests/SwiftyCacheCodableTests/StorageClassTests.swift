@@ -196,3 +196,40 @@ import Musl
         #expect(try plain.value(forKey: "n1") == sampleNote)
     }
 }
+
+extension StorageClassTests {
+    /// Every file an open reads, refused as a locked device refuses a protected file: the open
+    /// is unavailable or goes on, and once the files can be read again every value and pin is
+    /// there. A refusal is never taken for damage.
+    @Test(arguments: [DiskLRUCache.Storage.packed, .files])
+    func aRefusalAtOpenIsNeverTakenForDamage(storage: DiskLRUCache.Storage) throws {
+        let folder = directory.appending("refused-\(storage)")
+        let configuration = ObjectCacheConfiguration(
+            memoryLimit: 0, storage: storage, storageClass: .durable, fileProtection: .complete)
+        do {
+            let cache = try ObjectCache<String, Note>(directory: folder, configuration: configuration)
+            for index in 0..<8 { try cache.set(sampleNote, forKey: "n\(index)") }
+            try cache.pin("n3")
+            try cache.close()
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))
+        for name in names.sorted() where name != "journal.lock" {
+            let fileSystem = FaultInjectingFileSystem()
+            fileSystem.failCalls(named: ["open"], errno: EPERM, pathContaining: name)
+            do {
+                let cache = try ObjectCache<String, Note>(
+                    directory: folder, configuration: configuration, fileSystem: fileSystem)
+                // The open did not need the file: reads may be refused, nothing is lost.
+                for index in 0..<8 { _ = try? cache.value(forKey: "n\(index)") }
+                try? cache.close()
+            } catch let error as ObjectCacheError {
+                #expect(error.code == .unavailable, "\(name): \(error)")
+            }
+            let reopened = try ObjectCache<String, Note>(directory: folder, configuration: configuration)
+            #expect(reopened.count == 8, "\(name)")
+            for index in 0..<8 { #expect(try reopened.value(forKey: "n\(index)") == sampleNote, "\(name)") }
+            #expect(try reopened.isPinned("n3"), "\(name)")
+            try reopened.close()
+        }
+    }
+}
