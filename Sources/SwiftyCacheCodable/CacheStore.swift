@@ -210,6 +210,56 @@ public final class CacheStore: Sendable {
         if let failure { throw failure }
     }
 
+    /// Moves namespace `name` to `storageClass`: its folder to that class's root (one
+    /// `rename(2)` under the cache's lock, so a crash leaves it whole at one place or the
+    /// other), then its record of the class. Run it again after a crash to finish. A namespace
+    /// already of that class, or one that does not exist, is left as it is.
+    ///
+    /// ```swift
+    /// // Drafts used to be a cache; from this release on they are the user's data.
+    /// try store.moveNamespace("drafts", to: .durable)
+    /// let drafts = try store.objects("drafts", of: Draft.self, configuration: .init(storageClass: .durable))
+    /// ```
+    ///
+    /// Move a namespace before this store opens it (at launch, say): one it opened stays open
+    /// until the store goes.
+    ///
+    /// - Throws: ``ObjectCacheError``: ``ObjectCacheError/Code/readOnly`` for a read-only store;
+    ///   ``ObjectCacheError/Code/invalidConfiguration`` for a name that is not a plain folder
+    ///   name or a namespace this store opened; ``ObjectCacheError/Code/storageClassConflict``
+    ///   when both roots hold a namespace of that name; ``ObjectCacheError/Code/diskFailure``
+    ///   when another cache has it open (the engine's `directoryLocked`) or the roots are on
+    ///   different volumes (`EXDEV`: nothing moved).
+    public func moveNamespace(_ name: String, to storageClass: CacheStorageClass) throws {
+        try Self.validate(name, operation: .moveNamespace)
+        guard !isReadOnly else { throw ObjectCacheError.readOnly(operation: .moveNamespace) }
+        try opened.withLock { opened in
+            guard opened[name] == nil else {
+                throw ObjectCacheError.invalidConfiguration(
+                    "namespace \(name) is open in this store; move it before opening it", operation: .moveNamespace)
+            }
+            let target = directory(for: storageClass).appending(path: name, directoryHint: .isDirectory)
+            for other in CacheStorageClass.allCases where directory(for: other) != directory(for: storageClass) {
+                let source = directory(for: other).appending(path: name, directoryHint: .isDirectory)
+                guard Self.holdsFiles(source) else { continue }
+                guard !Self.holdsFiles(target) else {
+                    throw ObjectCacheError.storageClassConflict(
+                        target.path(percentEncoded: false), recorded: storageClass, requested: other)
+                }
+                do {
+                    try FileManager.default.createDirectory(
+                        at: directory(for: storageClass), withIntermediateDirectories: true,
+                        attributes: [.posixPermissions: 0o700])
+                    try DiskLRUCache.moveDirectory(at: source, to: target)
+                } catch {
+                    throw ObjectCacheError.wrapping(error, key: nil, operation: .moveNamespace)
+                }
+            }
+            guard Self.holdsFiles(target) else { return }
+            try StorageClassRecord.write(storageClass, in: target, fileSystem: SystemFileSystem())
+        }
+    }
+
     /// Every namespace folder under the roots, with its name.
     ///
     /// - Complexity: O(entries in the roots).

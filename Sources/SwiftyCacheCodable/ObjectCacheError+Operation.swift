@@ -41,6 +41,8 @@ extension ObjectCacheError {
         /// Listing a store's namespaces.
         public static let namespaces = Operation(name: "namespaces")
         public static let clearAll = Operation(name: "clearAll")
+        /// Moving a namespace to the other storage class.
+        public static let moveNamespace = Operation(name: "moveNamespace")
     }
 
     /// Where the library built an error (see `CacheError.Location`).

@@ -40,4 +40,25 @@ extension DiskLRUCache {
             maxSize: Int.max, options: Options(storage: storage), fileSystem: fileSystem)
         try cache.delete()
     }
+
+    /// Moves a cache directory that no cache has open to `destination` (a path on the same
+    /// volume whose folder does not exist, or is empty), with one `rename(2)` under the
+    /// directory's lock: a crash leaves it at one path or the other, whole.
+    ///
+    /// - Throws: ``CacheError``: ``CacheError/Code/directoryLocked`` when a cache has it open,
+    ///   ``CacheError/Code/ioFailure`` when the rename fails (`EXDEV`: another volume;
+    ///   `ENOTEMPTY`: something is at `destination`).
+    package static func moveDirectory(
+        at source: URL, to destination: URL, fileSystem: any FileSystem = SystemFileSystem()
+    ) throws {
+        let cacheDirectory = CacheDirectory(fileSystem: fileSystem, path: normalizedPath(of: source))
+        let lock = try cacheDirectory.acquireLock()
+        defer { lock.release(using: fileSystem) }
+        let target = normalizedPath(of: destination)
+        do {
+            try fileSystem.rename(cacheDirectory.path, to: target)
+        } catch {
+            throw CacheError.ioFailure(error, operation: .movingDirectory, path: target)
+        }
+    }
 }

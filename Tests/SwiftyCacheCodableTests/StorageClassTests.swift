@@ -233,3 +233,75 @@ extension StorageClassTests {
         }
     }
 }
+
+extension StorageClassTests {
+    @Test func aNamespaceMovesToTheOtherClassWhole() throws {
+        do {
+            let notes = try store().objects("notes", of: Note.self)
+            for index in 0..<10 { try notes.set(sampleNote, forKey: "n\(index)") }
+            try notes.pin("n1")
+            try notes.close()
+        }
+        let cacheFolder = directory.appending("cache/App/notes")
+        let dataFolder = directory.appending("data/App/notes")
+        try store().moveNamespace("notes", to: .durable)
+        #expect(!FileManager.default.fileExists(atPath: cacheFolder.path))
+        #expect(try recordedClass(in: dataFolder) == "durable\n")
+        let moved = try store(.durable).objects("notes", of: Note.self)
+        #expect(moved.count == 10)
+        #expect(try moved.value(forKey: "n9") == sampleNote)
+        #expect(try moved.isPinned("n1"))
+        // Opened with its old class, it is a conflict, never an empty copy.
+        let error = try #require(throws: ObjectCacheError.self) { try store().objects("notes", of: Note.self) }
+        #expect(error.code == .storageClassConflict)
+        try moved.close()
+        // Moving again, or moving what does not exist, changes nothing.
+        try store().moveNamespace("notes", to: .durable)
+        try store().moveNamespace("missing", to: .durable)
+        #expect(try recordedClass(in: dataFolder) == "durable\n")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("data/App/missing").path))
+    }
+
+    @Test func aMoveFinishesAfterACrashAndRefusesWhatItMustNot() throws {
+        do {
+            let notes = try store().objects("notes", of: Note.self)
+            try notes.set(sampleNote, forKey: "n")
+            try notes.close()
+        }
+        // A crash after the rename, before the record: the folder is at the new root, its
+        // record still says purgeable. The move, run again, finishes.
+        try FileManager.default.createDirectory(at: directory.appending("data/App"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            at: directory.appending("cache/App/notes"), to: directory.appending("data/App/notes"))
+        try store().moveNamespace("notes", to: .durable)
+        let durable = ObjectCacheConfiguration(storageClass: .durable)
+        do {
+            let notes = try store().objects("notes", of: Note.self, configuration: durable)
+            #expect(try notes.value(forKey: "n") == sampleNote)
+            // Open in another store: the cache's lock refuses the move.
+            let locked = try #require(throws: ObjectCacheError.self) {
+                try self.store().moveNamespace("notes", to: .purgeable)
+            }
+            #expect(locked.code == .diskFailure)
+            #expect((locked.cause as? CacheError)?.code == .directoryLocked)
+            try notes.close()
+        }
+        do {
+            // Opened by this store: refused before anything is tried.
+            let store = try store()
+            let notes = try store.objects("notes", of: Note.self, configuration: durable)
+            let open = try #require(throws: ObjectCacheError.self) { try store.moveNamespace("notes", to: .purgeable) }
+            #expect(open.code == .invalidConfiguration)
+            try notes.close()
+        }
+        #expect(try recordedClass(in: directory.appending("data/App/notes")) == "durable\n")
+        // Both roots holding the name: a conflict, nothing moved.
+        let stray = try ObjectCache<String, Note>(directory: directory.appending("cache/App/notes"))
+        try stray.set(sampleNote, forKey: "s")
+        try stray.close()
+        let both = try #require(throws: ObjectCacheError.self) { try store().moveNamespace("notes", to: .durable) }
+        #expect(both.code == .storageClassConflict)
+        #expect(FileManager.default.fileExists(atPath: directory.appending("cache/App/notes/journal").path))
+        #expect(FileManager.default.fileExists(atPath: directory.appending("data/App/notes/journal").path))
+    }
+}

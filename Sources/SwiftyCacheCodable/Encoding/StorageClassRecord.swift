@@ -53,6 +53,12 @@ enum StorageClassRecord {
     /// Records `storageClass` durably unless the directory records a class already.
     static func adopt(_ storageClass: CacheStorageClass, in directory: URL, fileSystem: any FileSystem) throws {
         guard try read(in: directory, fileSystem: fileSystem) == nil else { return }
+        try write(storageClass, in: directory, fileSystem: fileSystem)
+    }
+
+    /// Records `storageClass` durably, replacing any record (a namespace moved to the other
+    /// class).
+    static func write(_ storageClass: CacheStorageClass, in directory: URL, fileSystem: any FileSystem) throws {
         let path = self.path(in: directory)
         do {
             try fileSystem.replaceSmallFile(

@@ -100,5 +100,6 @@ extension CacheError.Operation {
     static let creatingDirectory = Self(name: "create directory")
     static let lockingDirectory = Self(name: "lock directory")
     static let restoringDirectory = Self(name: "restore directory")
+    static let movingDirectory = Self(name: "move directory")
     static let endingSession = Self(name: "deinit")
 }
