@@ -17,7 +17,7 @@ struct SmallNoteV1: Codable, Sendable {
 /// - the first read of an old entry in a writable cache (converted and written back) against a
 ///   read of a current one;
 /// - a fetch-through hit (a value in memory younger than `maxAge`) against `value(forKey:)`
-///   hitting memory, both `async`.
+///   hitting memory, both `async`, from a task and from the main actor.
 struct SchemaWorkloads {
     let count: Int
     let rounds: Int
@@ -91,6 +91,20 @@ struct SchemaWorkloads {
                 second: { range in
                     for i in range { keep(try? await memory.value(forKey: keys[i])) }
                 })
+            // The same from the main actor, where an app's views ask.
+            let (mainFetchHit, mainPlainHit) = await alternatingBothAsync(
+                count,
+                first: { @MainActor range in
+                    for i in range {
+                        keep(
+                            try? await memory.value(forKey: keys[i], maxAge: .seconds(3_600)) { _ in
+                                throw CancellationError()
+                            })
+                    }
+                },
+                second: { @MainActor range in
+                    for i in range { keep(try? await memory.value(forKey: keys[i])) }
+                })
             try await memory.close()
             try await currentWriter.close()
             guard round >= 0 else { continue }
@@ -100,6 +114,8 @@ struct SchemaWorkloads {
             runs["plain writable", default: []].append(plainWritable)
             runs["fetch hit", default: []].append(fetchHit)
             runs["plain hit", default: []].append(plainHit)
+            runs["main fetch hit", default: []].append(mainFetchHit)
+            runs["main plain hit", default: []].append(mainPlainHit)
         }
         return [
             summarizePair(
@@ -111,6 +127,9 @@ struct SchemaWorkloads {
             summarizePair(
                 "fetch-through hit (memory, async)", runs["fetch hit"] ?? [],
                 baseline: "value(forKey:) memory hit (async)", runs["plain hit"] ?? []),
+            summarizePair(
+                "fetch-through hit from the main actor", runs["main fetch hit"] ?? [],
+                baseline: "value(forKey:) memory hit from the main actor", runs["main plain hit"] ?? []),
         ].map { (engine: $0.0, floor: $0.1) }
     }
 }

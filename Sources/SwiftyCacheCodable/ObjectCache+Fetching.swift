@@ -49,7 +49,24 @@ extension ObjectCache {
     ///   - fetch: Produces the current value of a key, typically from the network.
     /// - Throws: `fetch`'s error; `CancellationError`; ``ObjectCacheError`` for a key that cannot
     ///   be encoded or a disk failure while looking the key up.
-    /// - Complexity: a fresh value in memory costs a memory hit and a clock read.
+    /// - Complexity: a fresh value in memory costs a memory hit and a clock read. The call runs
+    ///   on the caller's executor (`nonisolated(nonsending)`, with Swift 6.2 and later): a hit
+    ///   from the main actor returns without leaving it (a hop to the global executor and back
+    ///   cost such a hit 20 µs, forty memory hits); only a miss leaves for the disk and the fetch.
+    #if compiler(>=6.2)
+    @inlinable
+    nonisolated(nonsending) public func value(
+        forKey key: Key, maxAge: Duration, options: FetchOptions = [],
+        fetch: @escaping @Sendable (Key) async throws -> Value
+    ) async throws -> Value {
+        let now = clock()
+        var created = Date.distantPast
+        let inMemory = memory.freshDatedHit(key, now: now, created: &created)
+        if let inMemory, maxAge.exceeds(age: now.timeIntervalSince(created)) { return inMemory }
+        return try await valueAfterFreshMiss(
+            forKey: key, inMemory: inMemory, created: created, maxAge: maxAge, options: options, fetch: fetch)
+    }
+    #else
     @inlinable
     public func value(
         forKey key: Key, maxAge: Duration, options: FetchOptions = [],
@@ -62,6 +79,7 @@ extension ObjectCache {
         return try await valueAfterFreshMiss(
             forKey: key, inMemory: inMemory, created: created, maxAge: maxAge, options: options, fetch: fetch)
     }
+    #endif
 
     /// The rest of a fetch-through read: the disk (unless memory held an older value), then
     /// the fetch.
