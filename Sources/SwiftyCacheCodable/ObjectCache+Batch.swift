@@ -43,15 +43,23 @@ extension ObjectCache {
         var start = 0
         while start < values.count {
             let end = min(values.count, start + Self.batchLimit)
-            try writeBatch(encoded[start..<end].map { ($0.engineKey, $0.slots) }, operation: .set)
+            var mayNeedTrim: [Bool] = []
+            try writeBatch(
+                encoded[start..<end].map { ($0.engineKey, $0.slots) }, operation: .set,
+                whileHeld: { _ in
+                    // Under the batch's stripes, as a single set (see `persist`).
+                    mayNeedTrim = (start..<end).map { index in
+                        let (key, value) = values[index]
+                        return memory.withLock(for: key) { tier in
+                            tier.statistics.saves += 1
+                            return tier.storeWritten(
+                                value, forKey: key, cost: encoded[index].cost, expires: expires, created: now)
+                        }
+                    }
+                })
             for index in start..<end {
-                let (key, value) = values[index]
-                let mayNeedTrim = memory.withLock(for: key) { tier in
-                    tier.statistics.saves += 1
-                    return tier.storeWritten(
-                        value, forKey: key, cost: encoded[index].cost, expires: expires, created: now)
-                }
-                if mayNeedTrim { trimMemory(after: key) }
+                let key = values[index].key
+                if mayNeedTrim[index - start] { trimMemory(after: key) }
                 publish(.set, key: key)
             }
             start = end
@@ -84,16 +92,23 @@ extension ObjectCache {
                 }
             }
             do {
-                try writeBatch(writes, operation: operation)
+                // Under the batch's stripes: a value a `set` replaced since it was picked is left
+                // out (the newer one is on disk already), the others are marked saved.
+                try writeBatch(writes, operation: operation) { write in
+                    let item = written[write].pending
+                    return memory.inspect(for: item.key) { $0.holdsUnsaved(item.key, version: item.version) }
+                } whileHeld: { wrote in
+                    for index in wrote {
+                        let (item, cost) = written[index]
+                        memory.withLock(for: item.key) {
+                            $0.statistics.saves += 1
+                            $0.markSaved(item.key, version: item.version, cost: cost)
+                        }
+                    }
+                }
             } catch {
                 firstFailure = firstFailure ?? error
                 continue
-            }
-            for (item, cost) in written {
-                memory.withLock(for: item.key) {
-                    $0.statistics.saves += 1
-                    $0.markSaved(item.key, version: item.version, cost: cost)
-                }
             }
         }
         if let firstFailure { throw firstFailure }
@@ -102,16 +117,25 @@ extension ObjectCache {
     /// Writes engine entries as one ``DiskLRUCache/WriteBatch``, holding the write stripes of
     /// all their keys (taken in one order, so that batches and single writes never wait on each
     /// other in a cycle).
+    ///
+    /// Under the stripes, `isWanted` picks the writes still to make (by index) and `whileHeld`
+    /// runs with the indices written, before the stripes are released.
     @inlinable
-    func writeBatch(_ writes: [(engineKey: String, slots: [Data])], operation: ObjectCacheError.Operation) throws {
+    func writeBatch(
+        _ writes: [(engineKey: String, slots: [Data])], operation: ObjectCacheError.Operation,
+        isWanted: (Int) -> Bool = { _ in true }, whileHeld: ([Int]) -> Void = { _ in }
+    ) throws {
         guard !writes.isEmpty else { return }
-        var batch = DiskLRUCache.WriteBatch()
-        for write in writes { batch.setData(write.slots, forKey: write.engineKey) }
         var taken = [Bool](repeating: false, count: writeStripes.count)
         for write in writes { taken[stripeIndex(for: write.engineKey)] = true }
         let stripes = taken.indices.filter { taken[$0] }
         try holdingStripes(stripes[...]) {
+            let wanted = writes.indices.filter(isWanted)
+            guard !wanted.isEmpty else { return }
+            var batch = DiskLRUCache.WriteBatch()
+            for index in wanted { batch.setData(writes[index].slots, forKey: writes[index].engineKey) }
             try diskCall(nil, operation: operation) { try disk.write(batch) }
+            whileHeld(wanted)
         }
     }
 

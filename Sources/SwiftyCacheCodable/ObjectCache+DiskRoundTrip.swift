@@ -186,12 +186,25 @@ extension ObjectCache {
     func write(
         _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation
     ) throws -> Int {
+        try write(value, forKey: key, created: created, expires: expires, operation: operation) { _ in }.cost
+    }
+
+    /// Encodes and writes one value under its key's write stripe, then runs `whileHeld` with
+    /// its encoded size before the stripe is released: what memory learns of the write happens
+    /// in the write's order, so that a save of an older value never lands after it (see
+    /// ``persist(_:operation:)``).
+    @inlinable
+    func write<Result>(
+        _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation,
+        whileHeld: (Int) -> Result
+    ) throws -> (cost: Int, result: Result) {
         let encoded = try encodeForDisk(value, forKey: key, created: created, expires: expires, operation: operation)
-        try stripe(for: encoded.engineKey).lock.withLock { writes in
+        let result = try stripe(for: encoded.engineKey).lock.withLock { writes in
             try diskCall(key, operation: operation) { try disk.setData(encoded.slots, forKey: encoded.engineKey) }
             writes += 1
+            return whileHeld(encoded.cost)
         }
-        return encoded.cost
+        return (encoded.cost, result)
     }
 
     /// The engine's key and slots for `value` (envelope and payload in one buffer, then the
@@ -236,12 +249,22 @@ extension ObjectCache {
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.
+    ///
+    /// Under the key's write stripe, the value is written only if memory still holds it
+    /// unsaved: a `set` of the key since (which writes and updates memory under the same
+    /// stripe) is on disk already, and an older value written after it would replace it there.
     @inlinable
     func persist(_ pending: MemoryTier<Key, Value>.PendingSave, operation: ObjectCacheError.Operation) throws {
-        let cost = try write(pending.value, forKey: pending.key, expires: pending.expires, operation: operation)
-        memory.withLock(for: pending.key) {
-            $0.statistics.saves += 1
-            $0.markSaved(pending.key, version: pending.version, cost: cost)
+        let key = pending.key
+        let encoded = try encodeForDisk(pending.value, forKey: key, expires: pending.expires, operation: operation)
+        try stripe(for: encoded.engineKey).lock.withLock { writes in
+            guard memory.inspect(for: key, { $0.holdsUnsaved(key, version: pending.version) }) else { return }
+            try diskCall(key, operation: operation) { try disk.setData(encoded.slots, forKey: encoded.engineKey) }
+            writes += 1
+            memory.withLock(for: key) {
+                $0.statistics.saves += 1
+                $0.markSaved(key, version: pending.version, cost: encoded.cost)
+            }
         }
     }
 

@@ -19,11 +19,14 @@ extension ObjectCache {
     public func set(_ value: Value, forKey key: Key, expiresAfter: Duration? = nil) throws {
         let now = clock()
         let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
-        let cost = try write(value, forKey: key, created: now, expires: expires, operation: .set)
-        let mayNeedTrim = memory.withLock(for: key) { tier in
-            tier.statistics.saves += 1
-            return tier.storeWritten(value, forKey: key, cost: cost, expires: expires, created: now)
-        }
+        // Memory takes the value under the write's stripe: a save of an older unsaved value
+        // then sees it and leaves the disk alone.
+        let mayNeedTrim = try write(value, forKey: key, created: now, expires: expires, operation: .set) { cost in
+            memory.withLock(for: key) { tier in
+                tier.statistics.saves += 1
+                return tier.storeWritten(value, forKey: key, cost: cost, expires: expires, created: now)
+            }
+        }.result
         if mayNeedTrim { trimMemory(after: key) }
         publish(.set, key: key)
     }

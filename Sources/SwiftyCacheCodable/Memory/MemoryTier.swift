@@ -200,6 +200,16 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return true
     }
 
+    /// Whether the value of `key` is still the unsaved one of `version`: a save writes it only
+    /// then (a newer write is on disk already, or will be saved in turn).
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    func holdsUnsaved(_ key: Key, version: UInt64) -> Bool {
+        guard let index = items.index(of: key), let item = items.value(at: index) else { return false }
+        return item.isUnsaved && item.version == version
+    }
+
     /// Marks a value saved if it is still the version that was written.
     @inlinable
     mutating func markSaved(_ key: Key, version: UInt64, cost: Int) {
