@@ -181,15 +181,8 @@ extension ObjectCache {
         return data
     }
 
-    /// Encodes and writes one value; returns its encoded size. The caller counts the save.
-    @inlinable
-    func write(
-        _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation
-    ) throws -> Int {
-        try write(value, forKey: key, created: created, expires: expires, operation: operation) { _ in }.cost
-    }
-
-    /// Encodes and writes one value under its key's write stripe, then runs `whileHeld` with
+    /// Encodes and writes one value under its key's write stripe (the caller counts the save),
+    /// then runs `whileHeld` with
     /// its encoded size before the stripe is released: what memory learns of the write happens
     /// in the write's order, so that a save of an older value never lands after it (see
     /// ``persist(_:operation:)``).
