@@ -10,8 +10,9 @@ extension Tag {
     /// release build (`.ci/suites-tagged concurrency` lists them). Tag a new concurrent suite so.
     @Tag public static var concurrency: Self
 
-    /// Suites of the memory tier's lock-free reads: CI also runs them under ThreadSanitizer on a
-    /// debug build, with its assertions and the engine's invariant walk.
+    /// Suites of the memory tier's lock-free reads: CI runs them under ThreadSanitizer with the
+    /// `.concurrency` suites; `.ci/attack` also on a debug build, with its assertions and the
+    /// engine's invariant walk.
     @Tag public static var lockFreeReads: Self
 }
 
