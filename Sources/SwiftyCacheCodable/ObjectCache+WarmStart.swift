@@ -45,6 +45,8 @@ extension ObjectCache {
             $0.isReferenced != $1.isReferenced ? $0.isReferenced : $0.version > $1.version
         }
         let keys = recency.prefix(warmStartCount).compactMap { try? KeyCoding.bytes(of: $0.key) }
+        // An empty memory (a second close, after the first emptied it) keeps the last record.
+        guard !keys.isEmpty else { return }
         WarmStartRecord.write(keys, in: disk.directory, fileSystem: disk.fileSystem)
     }
 }

@@ -48,6 +48,18 @@ import Testing
         #expect(cache.statistics.memoryHits == 10)
     }
 
+    @Test func aSecondCloseKeepsTheRecord() async throws {
+        do {
+            let cache = try open(warmStartCount: 10)
+            for index in 0..<10 { try await cache.set(sampleNote, forKey: "n\(index)") }
+            try await cache.close()
+            try? await cache.close()  // a second close, whatever it answers
+        }
+        let cache = try open(warmStartCount: 10)
+        await cache.waitUntilWarm()
+        #expect(cache.memoryCount == 10)
+    }
+
     @Test func withoutTheOptionNothingIsRecordedOrLoaded() async throws {
         do {
             let cache = try open(warmStartCount: 0)
