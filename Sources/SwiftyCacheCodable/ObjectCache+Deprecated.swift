@@ -23,7 +23,7 @@ extension ObjectCache {
         format: ObjectCacheFormat = .json,
         schemaVersion: Int = 1,
         defaultTimeToLive: Duration? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() },
+        clock: @escaping @Sendable () -> Date = SystemClock.now,
         keyHasher: (any CacheKeyHasher)? = nil,
         diskOptions: DiskLRUCache.Options = DiskLRUCache.Options(),
         eventHandler: (@Sendable (ObjectCacheEvent<Key>) -> Void)? = nil

@@ -1,9 +1,9 @@
 import SwiftyCacheCore
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+import FoundationEssentials
 #else
-public import Foundation
+import Foundation
 #endif
 
 /// Fetch-through: a read that fetches what is missing or too old, once per key however many
@@ -59,12 +59,8 @@ extension ObjectCache {
         forKey key: Key, maxAge: Duration, options: FetchOptions = [],
         fetch: @escaping @Sendable (Key) async throws -> Value
     ) async throws -> Value {
-        let now = clock()
-        var created = Date.distantPast
-        let inMemory = memory.freshDatedHit(key, now: now, created: &created)
-        if let inMemory, maxAge.exceeds(age: now.timeIntervalSince(created)) { return inMemory }
-        return try await valueAfterFreshMiss(
-            forKey: key, inMemory: inMemory, created: created, maxAge: maxAge, options: options, fetch: fetch)
+        if let value = memory.youngHit(key, maxAge: maxAge, clock: clock) { return value }
+        return try await valueAfterYoungMiss(forKey: key, maxAge: maxAge, options: options, fetch: fetch)
     }
     #else
     @inlinable
@@ -72,24 +68,21 @@ extension ObjectCache {
         forKey key: Key, maxAge: Duration, options: FetchOptions = [],
         fetch: @escaping @Sendable (Key) async throws -> Value
     ) async throws -> Value {
-        let now = clock()
-        var created = Date.distantPast
-        let inMemory = memory.freshDatedHit(key, now: now, created: &created)
-        if let inMemory, maxAge.exceeds(age: now.timeIntervalSince(created)) { return inMemory }
-        return try await valueAfterFreshMiss(
-            forKey: key, inMemory: inMemory, created: created, maxAge: maxAge, options: options, fetch: fetch)
+        if let value = memory.youngHit(key, maxAge: maxAge, clock: clock) { return value }
+        return try await valueAfterYoungMiss(forKey: key, maxAge: maxAge, options: options, fetch: fetch)
     }
     #endif
 
-    /// The rest of a fetch-through read: the disk (unless memory held an older value), then
-    /// the fetch.
+    /// The rest of a fetch-through read, when memory held no value younger than `maxAge`: an
+    /// older value in memory or on disk, then the fetch.
     @usableFromInline
-    func valueAfterFreshMiss(
-        forKey key: Key, inMemory: Value?, created: Date, maxAge: Duration, options: FetchOptions,
+    func valueAfterYoungMiss(
+        forKey key: Key, maxAge: Duration, options: FetchOptions,
         fetch: @escaping @Sendable (Key) async throws -> Value
     ) async throws -> Value {
         try Task.checkCancellation()
-        var stored = inMemory.map { (value: $0, created: created) }
+        var created = Date.distantPast
+        var stored = memory.freshDatedHit(key, now: clock(), created: &created).map { (value: $0, created: created) }
         if stored == nil { stored = try await DiskLRUCache.offload { try self.datedValue(forKey: key) } }
         let now = clock()
         guard let (value, created) = stored else { return try await fetched(key, maxAge: maxAge, fetch: fetch) }

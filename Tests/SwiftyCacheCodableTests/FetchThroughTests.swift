@@ -86,6 +86,27 @@ func eventually(_ condition: () -> Bool) async {
         try await reopened.close()
     }
 
+    @Test func aYoungHitAndAStaleValueInMemoryEachCountOneMemoryHit() async throws {
+        let cache = try cache()
+        let fetch = GatedFetch()
+        fetch.open()
+        try await cache.set("old", forKey: "k")
+        let before = cache.statistics.memoryHits
+        #expect(try await cache.value(forKey: "k", maxAge: .seconds(60), fetch: fetch.callAsFunction) == "old")
+        #expect(cache.statistics.memoryHits == before + 1)
+        #expect(fetch.runCount == 0)
+        // Older than maxAge: found in memory once more (counted once), then fetched.
+        clock.advance(by: 61)
+        #expect(try await cache.value(forKey: "k", maxAge: .seconds(60), fetch: fetch.callAsFunction) == "k #1")
+        #expect(cache.statistics.memoryHits == before + 2)
+        #expect(fetch.runCount == 1)
+        // Expired by its own time to live: neither young nor stale, so fetched.
+        try await cache.set("short", forKey: "e", expiresAfter: .seconds(5))
+        clock.advance(by: 6)
+        #expect(try await cache.value(forKey: "e", maxAge: .seconds(60), fetch: fetch.callAsFunction) == "e #2")
+        try await cache.close()
+    }
+
     @Test func aHundredConcurrentCallersShareOneFetch() async throws {
         let cache = try await cacheWithStaleValues(["k"])
         let fetch = GatedFetch()

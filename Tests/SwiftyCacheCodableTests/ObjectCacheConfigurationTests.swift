@@ -21,6 +21,19 @@ import Testing
         #expect(configuration.keyHasher == nil)
     }
 
+    @Test func theDefaultClockIsTheWallClockToWithinATick() {
+        let clock = ObjectCacheConfiguration().clock
+        for _ in 0..<100 {
+            let before = Date()
+            let now = clock()
+            let after = Date()
+            // A coarse read is the time at the kernel's last tick: behind a precise read by at
+            // most one tick (4 ms at 250 Hz, 10 ms at 100 Hz), never ahead of one taken later.
+            #expect(now.timeIntervalSince(before) > -0.02)
+            #expect(now.timeIntervalSince(after) <= 0.000_001)
+        }
+    }
+
     @Test func everySettingReachesTheCache() throws {
         let clock = TestClock()
         let configuration = ObjectCacheConfiguration(

@@ -98,6 +98,18 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// As ``freshHit(_:clock:)``, for a value younger than `maxAge` (a fetch-through hit);
+    /// counted as a hit when it returns one.
+    ///
+    /// - Complexity: O(1).
+    @inlinable @inline(__always)
+    func youngHit(_ key: Key, maxAge: Duration, clock: () -> Date) -> Value? {
+        let hash = key.hashValue
+        return stripes[stripeIndex(forHash: hash)].readCountingFound {
+            $0.youngValue(key, hash: hash, maxAge: maxAge, clock: clock)
+        }
+    }
+
     /// As ``freshHit(_:clock:)``, at `now`, with the value's creation date in `created` (for
     /// fetch-through).
     ///

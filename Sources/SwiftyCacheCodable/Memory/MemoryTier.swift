@@ -131,6 +131,21 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return item.value
     }
 
+    /// The value of `key` if memory holds it unexpired and younger than `maxAge`, marked used;
+    /// `nil` otherwise (a miss, or a value fetch-through must look at again). The clock is read
+    /// only once a value is found: a fetch-through hit costs a plain hit and this one read.
+    ///
+    /// - Complexity: O(1), without hashing the key.
+    @inlinable @inline(__always)
+    func youngValue(_ key: Key, hash: Int, maxAge: Duration, clock: () -> Date) -> Value? {
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return nil }
+        let now = clock()
+        if let expires = item.expires, expires <= now { return nil }
+        guard maxAge.exceeds(age: now.timeIntervalSince(item.created)) else { return nil }
+        referenced.set(index)
+        return item.value
+    }
+
     /// Removes the value of `key` if it has expired by `now` (it may have been replaced since
     /// a reader found it expired). Returns whether it removed it.
     @inlinable
