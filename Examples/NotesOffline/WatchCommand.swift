@@ -24,9 +24,9 @@ struct WatchCommand: Command {
             output.error("no pages are cached yet: run 'notes-offline sync URL' first")
             return 1
         }
+        // Each change names its page: the cache reads the address from the entry when this
+        // process has not read the page itself.
         let changes = pages.changes()
-        // Reading a page once lets the cache name it in the changes that follow.
-        for url in urls.isEmpty ? try await pages.keys() : urls { _ = try? await pages.value(forKey: url) }
         let watched = Set(urls)
         output.line(
             urls.isEmpty ? "watching every page (Ctrl-C to stop)" : "watching \(urls.count) pages (Ctrl-C to stop)")
@@ -38,7 +38,7 @@ struct WatchCommand: Command {
     }
 
     static func describe(_ change: ObjectCacheChange<URL>) -> String {
-        let page = change.key?.absoluteString ?? "a page not read here yet"
+        let page = change.key?.absoluteString ?? "a page"
         switch change.kind {
         case .set: return "updated \(page)"
         case .removed: return "removed \(page)"

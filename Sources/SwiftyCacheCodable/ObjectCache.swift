@@ -198,7 +198,8 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         self.writeStripes = (0..<64).map { _ in WriteStripe() }
         disk.changeHub.install(
             Self.engineTap(
-                typed: changeHub, names: engineNames, memory: memory, isReadOnly: options.isReadOnly))
+                typed: changeHub, names: engineNames, memory: memory, isReadOnly: options.isReadOnly,
+                firstValue: { [weak disk] name in try? disk?.peekSnapshot(forKey: name)?.readData(at: 0) }))
         if followsMemoryPressure { MemoryPressureRelay.shared.add(self) }
         startWarmStart()
     }

@@ -40,4 +40,35 @@ import Testing
         #expect(said.contains("updated \(page.absoluteString)"), "\(said)")
         #expect(said.contains("removed \(page.absoluteString)"), "\(said)")
     }
+
+    /// Watching every page, as a new user tries it: a page another shell fetches for the first
+    /// time, and its removal, and the removal of a page cached before the watch began, each
+    /// print the page's address (the watcher reads none of them itself).
+    @Test func aWatcherOfEveryPageNamesPagesItNeverRead() throws {
+        let server = try TestHTTPServer()
+        defer { server.stop() }
+        let old = server.url("/old.html")
+        let new = server.url("/new.html")
+        server.setPage("/old.html", .init(NotesOfflineEndToEndTests.note("Old", "kept"), etag: "\"o1\""))
+        server.setPage("/new.html", .init(NotesOfflineEndToEndTests.note("New", "fresh"), etag: "\"n1\""))
+        #expect(try cli.run(["fetch", old.absoluteString]).status == 0)
+
+        let watcher = try cli.start(["watch"])
+        var said = ""
+        Self.read(watcher.stdout, until: "watching every page", into: &said)
+        #expect(try cli.run(["fetch", new.absoluteString]).status == 0)
+        Self.read(watcher.stdout, until: "updated \(new.absoluteString)", into: &said)
+        #expect(try cli.run(["remove", new.absoluteString]).status == 0)
+        Self.read(watcher.stdout, until: "removed \(new.absoluteString)", into: &said)
+        #expect(try cli.run(["remove", old.absoluteString]).status == 0)
+        Self.read(watcher.stdout, until: "removed \(old.absoluteString)", into: &said)
+
+        watcher.process.interrupt()
+        watcher.process.waitUntilExit()
+        for line in ["updated \(new.absoluteString)", "removed \(new.absoluteString)", "removed \(old.absoluteString)"]
+        {
+            #expect(said.contains(line), "\(said)")
+        }
+        #expect(!said.contains("a page\n"), "\(said)")
+    }
 }

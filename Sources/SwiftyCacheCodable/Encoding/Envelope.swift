@@ -128,6 +128,15 @@ struct Envelope: Equatable {
                 keyOffset: keyOffset))
     }
 
+    /// The original key's canonical bytes that the envelope in `bytes` records; `nil` when
+    /// `bytes` is not an envelope.
+    static func keyBytes(in bytes: Data) -> Data? {
+        bytes.withUnsafeBytes { raw -> Data? in
+            guard case .success(let fields) = fields(of: raw) else { return nil }
+            return Data(raw[fields.keyOffset...])
+        }
+    }
+
     func isExpired(at now: Date) -> Bool {
         guard let expires else { return false }
         return expires <= now

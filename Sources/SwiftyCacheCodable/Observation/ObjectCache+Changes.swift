@@ -1,5 +1,11 @@
 import SwiftyCacheCore
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension ObjectCache {
     /// The changes to the cache's values from now on, as an `AsyncSequence` for one consumer:
     /// sets (on disk, or in memory with `setUnsaved`, the moment they are made), removals,
@@ -19,8 +25,9 @@ extension ObjectCache {
     ///   ``ObjectCacheChange/Kind/overflowed`` change replaces them. The default is 10,000.
     /// - Returns: The changes, buffered from this call on.
     /// A cache opened read-only beside a writer in another process delivers the writer's sets
-    /// and removals too (see `DiskLRUCache.changes(bufferingKeys:)`), by key for the keys it has
-    /// read or follows with ``values(forKey:)``, with no key for the others.
+    /// and removals too (see `DiskLRUCache.changes(bufferingKeys:)`), each with its key, read
+    /// from the entry's envelope when this process has not seen it; only a removal in file
+    /// storage of a key this process never saw (its files are gone) comes with no key.
     ///
     /// - Complexity: While someone observes, the cache keeps the engine name of each key it
     ///   writes or reads (to report evictions by key): O(keys touched) memory.
@@ -83,20 +90,29 @@ extension ObjectCache {
     /// where the name is known. Runs under the engine's lock: dictionary work only.
     ///
     /// A read-only cache makes no change of its own: the writer's commits and removals (from
-    /// another process) come through the engine, as sets and removals.
+    /// another process) come through the engine, as sets and removals, each with its key
+    /// (``FollowedChanges``): a name the cache has not seen is resolved from the entry's
+    /// envelope, a commit's read once the engine's lock is released, a removal's from the
+    /// former record the engine passes along (packed storage; in file storage the files are
+    /// gone, and a removal of a key this process never saw has no key).
     ///
     /// A read-only cache drops from memory a value the writer changed (its memory tier's locks
     /// are never held around an engine call, so taking one here cannot deadlock), and so that
     /// it can, it remembers the name of every key it loads, observed or not.
     static func engineTap(
         typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>,
-        memory: MemoryStripes<Key, Value>, isReadOnly: Bool
+        memory: MemoryStripes<Key, Value>, isReadOnly: Bool, firstValue: @escaping @Sendable (String) -> Data?
     ) -> ChangeHub<CacheChange>.Tap {
-        ChangeHub<CacheChange>.Tap(
+        let followed = FollowedChanges<Key>()
+        return ChangeHub<CacheChange>.Tap(
             record: { change in
                 guard typed.isObserved || isReadOnly else { return }
                 let name = change.key
-                let key = name.flatMap { name in names.withLock { $0[name] } }
+                var key = name.flatMap { name in names.withLock { $0[name] } }
+                if isReadOnly, key == nil, let name, let former = change.formerFirstValue {
+                    key = FollowedChanges<Key>.key(inEnvelope: former)
+                    if let key { names.withLock { $0[name] = key } }
+                }
                 if isReadOnly, let key, change.kind != .cleared {
                     memory.withLock(for: key) { _ = $0.remove(key) }
                 } else if isReadOnly, change.kind == .cleared {
@@ -108,16 +124,27 @@ extension ObjectCache {
                     if let name { names.withLock { _ = $0.removeValue(forKey: name) } }
                     typed.record(ObjectCacheChange(key: key, kind: .evicted))
                 case .cleared:
-                    typed.record(ObjectCacheChange(key: nil, kind: .cleared))
+                    if isReadOnly {
+                        followed.append(.resolved(ObjectCacheChange(key: nil, kind: .cleared)))
+                    } else {
+                        typed.record(ObjectCacheChange(key: nil, kind: .cleared))
+                    }
                 case .committed where isReadOnly:
-                    typed.record(ObjectCacheChange(key: key, kind: .set))
+                    if let key {
+                        followed.append(.resolved(ObjectCacheChange(key: key, kind: .set)))
+                    } else if let name {
+                        followed.append(.committed(name: name))
+                    }
                 case .removed where isReadOnly:
-                    typed.record(ObjectCacheChange(key: key, kind: .removed))
+                    followed.append(.resolved(ObjectCacheChange(key: key, kind: .removed)))
                 case .committed, .removed, .overflowed:
                     // A writer's object cache reports its own writes and removals, by key.
                     break
                 }
             },
-            afterUnlock: { typed.deliverReady() })
+            afterUnlock: {
+                if isReadOnly { followed.drain(into: typed, names: names, firstValue: firstValue) }
+                typed.deliverReady()
+            })
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+
 /// A change to a cache's entries, as ``DiskLRUCache/changes(bufferingKeys:)`` delivers it.
 public struct CacheChange: Sendable, Hashable, CustomStringConvertible {
     /// What happened to the entry.
@@ -20,11 +26,24 @@ public struct CacheChange: Sendable, Hashable, CustomStringConvertible {
     public var key: String?
     /// What happened.
     public var kind: Kind
+    /// For a removal a read-only cache followed, the first value the entry had before (read
+    /// from its last record, in packed storage), so that a layer above can tell which of its
+    /// keys the entry held; `nil` otherwise. Not part of the change's identity.
+    package var formerFirstValue: Data?
 
     /// A change of `key`, or of every key when `key` is `nil`.
     public init(key: String?, kind: Kind) {
         self.key = key
         self.kind = kind
+    }
+
+    public static func == (left: CacheChange, right: CacheChange) -> Bool {
+        left.key == right.key && left.kind == right.kind
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(kind)
     }
 
     public var description: String { "\(kind) \(key ?? "(all)")" }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Opening a directory read-only: the journal is replayed as it is, and nothing is written,
 /// created or deleted. Entries left mid-edit are not readable; a corrupt journal reads as an
 /// empty cache (the writer repairs it when it next opens).
@@ -106,6 +112,7 @@ extension CacheState {
         let before = readOnlyView
         var keys = before?.changedInOrder ?? []
         guard let before, before.isReplaced || !keys.isEmpty else { return }
+        let formerRecords = before.isReplaced ? [:] : recordsOf(keys)
         try refreshReadOnly()
         // Lines the writer appended between the catch-up and the replay are in the table but
         // were not read above: they are read now, from the same journal.
@@ -122,8 +129,38 @@ extension CacheState {
         for key in keys.reversed() where seen.insert(key).inserted { ordered.append(key) }
         for key in ordered.reversed() {
             let isReadable = table.index(of: key).map { table[$0].isReadable } ?? false
-            changes.record(key: key, kind: isReadable ? .committed : .removed)
+            var change = CacheChange(key: key, kind: isReadable ? .committed : .removed)
+            if !isReadable, let (location, lengths) = formerRecords[key] {
+                change.formerFirstValue = formerFirstValue(key: key, location: location, lengths: lengths)
+            }
+            changes.record(change)
         }
+    }
+
+    /// Where the readable entries of `keys` have their records (packed storage), before a
+    /// replay drops those the writer removed. Only while someone observes.
+    ///
+    /// - Complexity: O(keys).
+    private func recordsOf(_ keys: [String]) -> [String: (ValueLocation, SlotLengths)] {
+        guard records != nil, changes.isObserved else { return [:] }
+        var found: [String: (ValueLocation, SlotLengths)] = [:]
+        for key in keys {
+            guard let index = table.index(of: key), let lengths = table.readableLengths(index) else { continue }
+            found[key] = (table.location(index), lengths)
+        }
+        return found
+    }
+
+    /// The first value of a removed entry's last record, if the writer has not compacted it
+    /// away: one `pread` of a record whose key and checksum are checked (a record moved or
+    /// reused is `nil`, and not counted as damage).
+    private func formerFirstValue(key: String, location: ValueLocation, lengths: SlotLengths) -> Data? {
+        guard let records,
+            case .found(let record)? = try? records.readRecord(
+                key: key, location: location, lengths: lengths, cachedOnly: false, countsDamage: false),
+            record.offsets.count > 0, record.offsets[0] >= 0
+        else { return nil }
+        return record.data(slot: 0)
     }
 
     /// Replays the journal again, for a read-only cache: entries the writer committed since

@@ -111,6 +111,44 @@ import Testing
         #expect(seen == [.some("one"), .some("two"), .some(nil)])
     }
 
+    /// A read-only cache names the keys of the writer's changes though it never read them:
+    /// a set's key from the entry's envelope, a removal's from the record the entry had (in
+    /// packed storage; in file storage the removed files are gone, so only a key this
+    /// process saw set is named).
+    @Test(arguments: [DiskLRUCache.Storage.packed, .files])
+    func aReadOnlyCacheNamesTheKeysOfChangesItNeverRead(storage: DiskLRUCache.Storage) async throws {
+        var configuration = ObjectCacheConfiguration(storage: storage)
+        let writer = try ObjectCache<String, String>(directory: directory.url, configuration: configuration)
+        try await writer.set("before", forKey: "old")
+        try await writer.set("before", forKey: "older")
+        configuration.isReadOnly = true
+        let reader = try ObjectCache<String, String>(directory: directory.url, configuration: configuration)
+        let changes = reader.changes()
+        let check = Task {
+            var iterator = changes.makeAsyncIterator()
+            var seen: [ObjectCacheChange<String>?] = []
+            try? setNow(writer, "v", forKey: "new")
+            seen.append(await iterator.next())
+            _ = try? removeNow(writer, forKey: "new")
+            seen.append(await iterator.next())
+            _ = try? removeNow(writer, forKey: "old")
+            seen.append(await iterator.next())
+            return seen
+        }
+        let watchdog = Watchdog.start { check.cancel() }
+        let seen = await check.value
+        watchdog.cancel()
+        #expect(
+            seen == [
+                ObjectCacheChange(key: "new", kind: .set), ObjectCacheChange(key: "new", kind: .removed),
+                ObjectCacheChange(key: storage == .packed ? "old" : nil, kind: .removed),
+            ])
+        // Nothing was read: the reader's memory and statistics are as they were.
+        #expect(reader.statistics.memoryHits == 0 && reader.statistics.diskHits == 0)
+        try await reader.close()
+        try await writer.close()
+    }
+
     @Test func cancellingTheTaskEndsTheSubscription() async throws {
         let cache = try ObjectCache<String, String>(directory: directory.url)
         let values = cache.values(forKey: "k")
