@@ -31,8 +31,6 @@ extension PackedStorage {
     /// - Complexity: O(entries + files in the directory).
     func recover(table: EntryTable, wipe: Bool, closedCleanly: Bool) {
         guard !isReadOnly else { return }
-        let live = wipe ? [:] : liveBytesBySegment(in: table)
-        let totalLive = live.values.reduce(0, +)
         // A segment whose creation was interrupted (or whose staging name outlived a failed
         // unlink): the name is the cache's own.
         try? fileSystem.removeFileIfPresent(directory.newSegmentPath)
@@ -41,6 +39,8 @@ extension PackedStorage {
             guard case .segment(let number) = CacheFileName(name) else { return nil }
             return number
         }.sorted()
+        let live = wipe ? [:] : liveBytesBySegment(in: table, present: numbers)
+        let totalLive = live.values.reduce(0, +)
         var dead: [String] = []
         var kept: [UInt32] = []
         state.withLock { segments in
@@ -92,21 +92,29 @@ extension PackedStorage {
     /// The bytes of live records in each segment the index names.
     ///
     /// - Complexity: O(entries).
-    private func liveBytesBySegment(in table: EntryTable) -> [UInt32: Int64] {
+    private func liveBytesBySegment(in table: EntryTable, present numbers: [UInt32]) -> [UInt32: Int64] {
+        // Summed in an array indexed by segment number, over the numbers of the segments in
+        // the directory (sorted): a table loaded in LRU order alternates between segments
+        // entry by entry, and a dictionary update per entry was a twentieth of an open. A
+        // record in a segment outside that range (gone, or numbers spread wider than the
+        // entries, which no cache of ours leaves) is summed in the dictionary.
         var live: [UInt32: Int64] = [:]
-        // Entries of one segment mostly sit together: sum runs, then add each run once.
-        var run: (segment: UInt32, bytes: Int64) = (0, 0)
+        let lowest = numbers.first ?? 0
+        let span = numbers.last.map { Int($0 &- lowest) &+ 1 } ?? 0
+        var sums = [Int64](repeating: -1, count: span <= max(table.slotCount, 1 << 12) &* 2 ? span : 0)
         for slot in 0..<table.slotCount {
             guard let (location, lengths) = table.committedValues(inSlot: slot), location.segment != 0 else {
                 continue
             }
-            if location.segment != run.segment {
-                if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
-                run = (location.segment, 0)
+            let size = recordSize(lengths: lengths)
+            let index = Int(location.segment) &- Int(lowest)
+            if index >= 0, index < sums.count {
+                sums[index] = max(sums[index], 0) &+ size
+            } else {
+                live[location.segment, default: 0] &+= size
             }
-            run.bytes += recordSize(lengths: lengths)
         }
-        if run.segment != 0 { live[run.segment, default: 0] += run.bytes }
+        for (index, bytes) in sums.enumerated() where bytes >= 0 { live[lowest &+ UInt32(index)] = bytes }
         return live
     }
 

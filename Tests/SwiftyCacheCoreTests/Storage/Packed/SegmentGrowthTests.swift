@@ -90,4 +90,40 @@ import Testing
         #expect(fixed > 400)  // 160 KiB of records in 256-byte segments
         #expect(grown < 120)  // each segment a sixteenth of what was live when it began: about 80
     }
+
+    /// An open learns which segments hold live records: those left without any are deleted,
+    /// the others serve every entry. With a stray segment numbered far past the others (the
+    /// sum then falls back from an array indexed by number to a dictionary), the same.
+    @Test(arguments: [false, true])
+    func segmentsLeftWithoutLiveRecordsGoAtOpenAndTheRestServeTheirEntries(strayFarSegment: Bool) throws {
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.packedSegmentSize = 4096
+        let value = Data(repeating: 7, count: 1000)
+        var cache = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options)
+        for index in 0..<30 { try cache.setData([value + Data("\(index)".utf8)], forKey: "k\(index)") }
+        for index in 0..<12 { try cache.removeValue(forKey: "k\(index)") }
+        try cache.close()
+        func segments() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("segment-") }.sorted()
+        }
+        let before = try segments()
+        #expect(before.count >= 8 && before[0] == "segment-00000001.pack", "\(before)")
+        let stray = "segment-4000000000.pack"
+        if strayFarSegment, let last = before.last {
+            try FileManager.default.copyItem(
+                at: directory.url.appending(path: last), to: directory.url.appending(path: stray))
+        }
+        cache = try DiskLRUCache(
+            directory: directory.url, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options)
+        let after = try segments()
+        // The first three segments held only removed entries (three of 1 KiB each fit one).
+        #expect(!after.contains(before[0]) && !after.contains(before[1]) && !after.contains(before[2]))
+        #expect(after.contains(before[before.count - 1]))
+        #expect(!after.contains(stray))
+        for index in 12..<30 {
+            #expect(try cache.data(forKey: "k\(index)") == [value + Data("\(index)".utf8)])
+        }
+        try cache.close()
+    }
 }
