@@ -105,7 +105,8 @@ import Testing
         for index in 0..<12 { try cache.removeValue(forKey: "k\(index)") }
         try cache.close()
         func segments() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("segment-") }.sorted()
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("segment-") }
+                .sorted()
         }
         let before = try segments()
         #expect(before.count >= 8 && before[0] == "segment-00000001.pack", "\(before)")
