@@ -282,7 +282,7 @@ public final class CacheStore: Sendable {
     ///
     /// - Complexity: O(1): two lookups, no listing.
     private static func holdsFiles(_ directory: URL) -> Bool {
-        [Self.journalName, StorageClassRecord.fileName].contains { name in
+        [Self.journalName, StorageClassRecord.record.fileName].contains { name in
             FileManager.default.fileExists(atPath: directory.appending(path: name).path(percentEncoded: false))
         }
     }

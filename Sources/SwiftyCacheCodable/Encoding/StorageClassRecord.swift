@@ -13,9 +13,7 @@ import Foundation
 /// A directory without the record (created by an earlier release, or by a cache that declared
 /// no class) takes the class of the first open that declares one.
 enum StorageClassRecord {
-    /// The record's name in the cache directory (no dot: the engine never takes it for one of
-    /// its own files).
-    static let fileName = "objectcache-class"
+    static let record = DirectoryRecord(fileName: "objectcache-class", description: "the storage class record")
 
     /// The class the record holds, or `nil` where there is none.
     ///
@@ -23,19 +21,10 @@ enum StorageClassRecord {
     ///   cannot be read, ``ObjectCacheError/Code/invalidConfiguration`` for one that names no
     ///   class (never guessed over).
     static func read(in directory: URL, fileSystem: any FileSystem) throws -> CacheStorageClass? {
-        let path = self.path(in: directory)
-        let recorded: [UInt8]?
-        do {
-            recorded = try fileSystem.contentsOfSmallFile(atPath: path, limit: 64)
-        } catch {
-            throw ObjectCacheError.fileFailure(
-                "the storage class record cannot be read", path: path, operation: .open, cause: error)
-        }
-        guard let recorded else { return nil }
-        let text = String(decoding: recorded.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        guard let text = try record.line(in: directory, fileSystem: fileSystem) else { return nil }
         guard let storageClass = CacheStorageClass(rawValue: text) else {
             throw ObjectCacheError.invalidConfiguration(
-                "\(path) holds \"\(text)\", which is not a storage class", operation: .open)
+                "\(record.path(in: directory)) holds \"\(text)\", which is not a storage class", operation: .open)
         }
         return storageClass
     }
@@ -59,25 +48,11 @@ enum StorageClassRecord {
     /// Records `storageClass` durably, replacing any record (a namespace moved to the other
     /// class).
     static func write(_ storageClass: CacheStorageClass, in directory: URL, fileSystem: any FileSystem) throws {
-        let path = self.path(in: directory)
-        do {
-            try fileSystem.replaceSmallFile(
-                atPath: path, in: directory.path(percentEncoded: false),
-                with: Array("\(storageClass.rawValue)\n".utf8))
-        } catch {
-            throw ObjectCacheError.fileFailure(
-                "the storage class record cannot be written", path: path, operation: .open, cause: error)
-        }
+        try record.write(line: storageClass.rawValue, in: directory, fileSystem: fileSystem)
     }
 
     /// Deletes the record of a directory whose entries the engine has deleted.
     static func remove(in directory: URL, fileSystem: any FileSystem) {
-        let path = self.path(in: directory)
-        try? fileSystem.unlink(path + ".tmp")
-        try? fileSystem.unlink(path)
-    }
-
-    private static func path(in directory: URL) -> String {
-        directory.appending(path: fileName, directoryHint: .notDirectory).path(percentEncoded: false)
+        record.remove(in: directory, fileSystem: fileSystem)
     }
 }

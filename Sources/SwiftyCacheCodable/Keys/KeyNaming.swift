@@ -17,9 +17,7 @@ enum KeyNaming: String {
     case xxHash128 = "xxhash128"
     case sha256 = "sha256"
 
-    /// The record's name in the cache directory (no dot: the engine never takes it for one of
-    /// its own files).
-    static let fileName = "objectcache-keys"
+    static let record = DirectoryRecord(fileName: "objectcache-keys", description: "the key naming record")
 
     var hasher: any CacheKeyHasher {
         switch self {
@@ -35,44 +33,28 @@ enum KeyNaming: String {
     ///   record this release does not know (a later release's), never guessed over;
     ///   ``ObjectCacheError/Code/diskFailure`` when the record cannot be read or written.
     static func resolve(directory: URL, disk: DiskLRUCache, fileSystem: any FileSystem) throws -> KeyNaming {
-        let directoryPath = directory.path(percentEncoded: false)
-        let path = directory.appending(path: fileName, directoryHint: .notDirectory).path(percentEncoded: false)
-        let recorded: [UInt8]?
-        do {
-            recorded = try fileSystem.contentsOfSmallFile(atPath: path, limit: 256)
-        } catch {
-            throw ObjectCacheError.fileFailure(
-                "the key naming record cannot be read", path: path, operation: .open, cause: error)
-        }
-        if let recorded {
-            let text = String(decoding: recorded.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        if let text = try record.line(in: directory, fileSystem: fileSystem) {
             guard let naming = KeyNaming(rawValue: text) else {
                 throw ObjectCacheError.invalidConfiguration(
-                    "\(path) names keys by \"\(text)\", which this release does not know", operation: .open)
+                    "\(record.path(in: directory)) names keys by \"\(text)\", which this release does not know",
+                    operation: .open)
             }
             return naming
         }
         let naming: KeyNaming = disk.count > 0 ? .sha256 : .xxHash128
         guard !disk.options.isReadOnly else { return naming }
-        do {
-            try fileSystem.replaceSmallFile(atPath: path, in: directoryPath, with: Array((naming.rawValue + "\n").utf8))
-        } catch {
-            throw ObjectCacheError.fileFailure(
-                "the key naming record cannot be written", path: path, operation: .open, cause: error)
-        }
+        try record.write(line: naming.rawValue, in: directory, fileSystem: fileSystem)
         return naming
     }
 
     /// Deletes the record of a directory whose entries the engine has deleted (and its
-    /// ``SchemaRecord``, ``StorageClassRecord`` and ``WarmStartRecord``), then the directory itself unless something else (a user's file) is left in it. The record goes
-    /// last, so that a failure before it never leaves entries without their naming.
+    /// ``SchemaRecord``, ``StorageClassRecord`` and ``WarmStartRecord``), then the directory
+    /// itself unless something else (a user's file) is left in it. The record goes last, so that a failure before it never leaves entries without their naming.
     static func removeRecord(in directory: URL, fileSystem: any FileSystem = SystemFileSystem()) {
         SchemaRecord.remove(in: directory, fileSystem: fileSystem)
         StorageClassRecord.remove(in: directory, fileSystem: fileSystem)
         WarmStartRecord.remove(in: directory, fileSystem: fileSystem)
-        let path = directory.appending(path: fileName, directoryHint: .notDirectory).path(percentEncoded: false)
-        try? fileSystem.unlink(path + ".tmp")
-        try? fileSystem.unlink(path)
+        record.remove(in: directory, fileSystem: fileSystem)
         try? fileSystem.rmdir(directory.path(percentEncoded: false))
     }
 }

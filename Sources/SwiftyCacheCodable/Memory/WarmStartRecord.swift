@@ -14,9 +14,8 @@ import Foundation
 /// `swiftycache.warm 1`, then the key count and each key's canonical bytes (``KeyCoding``),
 /// lengths as 32-bit little-endian integers, then the xxHash64 of everything before it.
 enum WarmStartRecord {
-    /// The record's name in the cache directory (no dot: the engine never takes it for one of
-    /// its own files).
-    static let fileName = "objectcache-warm"
+    static let record = DirectoryRecord(
+        fileName: "objectcache-warm", description: "the warm start record", byteLimit: byteLimit)
     static let magic = Array("swiftycache.warm 1\n".utf8)
     /// The largest record read: a bound on the memory a hostile file can take.
     static let byteLimit = 16 << 20
@@ -28,7 +27,7 @@ enum WarmStartRecord {
     ///
     /// - Complexity: O(record size).
     static func read(in directory: URL, limit: Int, fileSystem: any FileSystem) -> [Data] {
-        guard let bytes = try? fileSystem.contentsOfSmallFile(atPath: path(in: directory), limit: byteLimit),
+        guard let bytes = try? record.bytes(in: directory, fileSystem: fileSystem) ?? nil,
             bytes.count >= magic.count + 12, bytes.starts(with: magic)
         else { return [] }
         let body = bytes.count - 8
@@ -59,19 +58,12 @@ enum WarmStartRecord {
             bytes += key
         }
         append(XXHash64.hash(bytes), to: &bytes)
-        try? fileSystem.replaceSmallFile(
-            atPath: path(in: directory), in: directory.path(percentEncoded: false), with: bytes)
+        try? record.write(bytes, in: directory, fileSystem: fileSystem)
     }
 
     /// Deletes the record.
     static func remove(in directory: URL, fileSystem: any FileSystem) {
-        let path = self.path(in: directory)
-        try? fileSystem.unlink(path + ".tmp")
-        try? fileSystem.unlink(path)
-    }
-
-    private static func path(in directory: URL) -> String {
-        directory.appending(path: fileName, directoryHint: .notDirectory).path(percentEncoded: false)
+        record.remove(in: directory, fileSystem: fileSystem)
     }
 
     private static func integer<T: FixedWidthInteger>(in bytes: [UInt8], at offset: Int, as type: T.Type) -> T {
