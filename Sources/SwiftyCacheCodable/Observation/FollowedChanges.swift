@@ -21,10 +21,19 @@ final class FollowedChanges<Key: Hashable & Codable & Sendable>: Sendable {
     }
 
     private let queue = LockedState<[Item]>([])
+    /// Whether `queue` holds anything: written under its lock, read without it, so that the
+    /// drain after every engine call of a read-only cache costs one atomic load when nothing
+    /// was followed.
+    private let hasItems = Atomic<Bool>(false)
     private let isDraining = Atomic<Bool>(false)
 
     /// Queues a change. Called under the engine's lock: an append, nothing more.
-    func append(_ item: Item) { queue.withLock { $0.append(item) } }
+    func append(_ item: Item) {
+        queue.withLock {
+            $0.append(item)
+            hasItems.store(true, ordering: .sequentiallyConsistent)
+        }
+    }
 
     /// Resolves and records every queued change into `typed`, in order, and delivers them.
     /// Called with no lock held. One caller drains at a time; a change queued while it drains
@@ -36,9 +45,14 @@ final class FollowedChanges<Key: Hashable & Codable & Sendable>: Sendable {
         into typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>,
         firstValue: (String) -> Data?
     ) {
-        while !isDraining.exchange(true, ordering: .acquiring) {
+        while hasItems.load(ordering: .sequentiallyConsistent),
+            !isDraining.exchange(true, ordering: .sequentiallyConsistent)
+        {
             let items = queue.withLock { queue -> [Item] in
-                defer { queue.removeAll() }
+                defer {
+                    queue.removeAll()
+                    hasItems.store(false, ordering: .sequentiallyConsistent)
+                }
                 return queue
             }
             for item in items {
@@ -51,9 +65,12 @@ final class FollowedChanges<Key: Hashable & Codable & Sendable>: Sendable {
                     typed.record(ObjectCacheChange(key: key, kind: .set))
                 }
             }
-            isDraining.store(false, ordering: .releasing)
+            isDraining.store(false, ordering: .sequentiallyConsistent)
             typed.deliverReady()
-            guard !queue.withLock({ $0.isEmpty }) else { return }
+            // A change queued while this call drained, whose own drain found it draining, is
+            // taken by the loop's next turn: sequentially consistent, so that of the two
+            // (this store then that load, the other's queueing then its exchange) at least one
+            // sees the other's write.
         }
     }
 

@@ -98,6 +98,8 @@ import Testing
     func segmentsLeftWithoutLiveRecordsGoAtOpenAndTheRestServeTheirEntries(strayFarSegment: Bool) throws {
         var options = DiskLRUCache.Options(storage: .packed)
         options.packedSegmentSize = 4096
+        // No compaction: the segments stay as the writes and removals left them.
+        options.compactsInBackground = false
         let value = Data(repeating: 7, count: 1000)
         var cache = try DiskLRUCache(
             directory: directory.url, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options)
