@@ -22,4 +22,12 @@ public enum Watchdog {
             if await Self.expire(after: seconds) { expire() }
         }
     }
+
+    /// The value of a consuming task, which is cancelled (ending its loop) if it has not
+    /// finished within `seconds`: a failure then shows as wrong figures, never as a hang.
+    public static func boundedValue<T: Sendable>(of consumer: Task<T, Never>, seconds: Int = 120) async -> T {
+        let watchdog = start(seconds: seconds) { consumer.cancel() }
+        defer { watchdog.cancel() }
+        return await consumer.value
+    }
 }

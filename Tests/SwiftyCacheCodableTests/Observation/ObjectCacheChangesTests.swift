@@ -64,9 +64,7 @@ import Testing
             seen.append(await iterator.next())
             return seen
         }
-        let watchdog = Watchdog.start { check.cancel() }
-        let seen = await check.value
-        watchdog.cancel()
+        let seen = await Watchdog.boundedValue(of: check)
         #expect(seen == [.some("first"), .some("in memory"), .some("on disk"), .some(nil), nil])
     }
 
@@ -107,9 +105,7 @@ import Testing
             seen.append(await iterator.next())
             return seen
         }
-        let watchdog = Watchdog.start { check.cancel() }
-        let seen = await check.value
-        watchdog.cancel()
+        let seen = await Watchdog.boundedValue(of: check)
         #expect(seen == [.some("one"), .some("two"), .some(nil)])
     }
 
@@ -137,9 +133,7 @@ import Testing
             seen.append(await iterator.next())
             return seen
         }
-        let watchdog = Watchdog.start { check.cancel() }
-        let seen = await check.value
-        watchdog.cancel()
+        let seen = await Watchdog.boundedValue(of: check)
         #expect(
             seen == [
                 ObjectCacheChange(key: "new", kind: .set), ObjectCacheChange(key: "new", kind: .removed),

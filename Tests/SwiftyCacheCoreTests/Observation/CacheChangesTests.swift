@@ -10,14 +10,6 @@ import Testing
 @Suite(.tags(.concurrency)) struct CacheChangesTests {
     let directory = TemporaryDirectory()
 
-    /// The value of a consuming task, which is cancelled (ending its loop) if it has not
-    /// finished within 120 seconds: a failure then shows as wrong figures, never as a hang.
-    static func boundedValue<T: Sendable>(of consumer: Task<T, Never>) async -> T {
-        let watchdog = Watchdog.start { consumer.cancel() }
-        defer { watchdog.cancel() }
-        return await consumer.value
-    }
-
     @Test(arguments: bothStorages)
     func everyKindInCommitOrderForAConsumerThatWaitedNothing(storage: DiskLRUCache.Storage) async throws {
         let cache = try openCache(directory.url, maxSize: 1_000, storage: storage)
@@ -72,7 +64,7 @@ import Testing
             }
         }
         try cache.set("done", "", "")
-        let delivered = await Self.boundedValue(of: consumer)
+        let delivered = await Watchdog.boundedValue(of: consumer)
         for index in 0..<40 {
             let key = "k\(index)"
             let exists = try await cache.data(forKey: key) != nil
@@ -106,7 +98,7 @@ import Testing
             return read
         }
         for step in 0..<200 { try cache.set("k\(step)", "\(step)", "") }
-        #expect(await Self.boundedValue(of: consumer) > 0)
+        #expect(await Watchdog.boundedValue(of: consumer) > 0)
     }
 
     @Test func cancellingTheConsumingTaskEndsTheSubscriptionAtOnce() async throws {
