@@ -107,15 +107,23 @@ extension ObjectCache {
 
     /// Runs `fetch` and stores its value, unless a value younger than `maxAge` is stored by
     /// now: a caller that missed just as the previous fetch of the key finished (and removed
-    /// itself) finds that fetch's value instead of fetching again. A value that cannot be stored
-    /// is still returned, and the failure reported to the event handler: the fetch itself
-    /// succeeded.
-    func fetchAndStore(_ key: Key, maxAge: Duration, fetch: @escaping @Sendable (Key) async throws -> Value)
-        async throws -> Value
-    {
+    /// itself) finds that fetch's value instead of fetching again, in memory, or on disk when
+    /// the memory tier keeps nothing. A value that cannot be stored is still returned, and the
+    /// failure reported to the event handler: the fetch itself succeeded.
+    package func fetchAndStore(
+        _ key: Key, maxAge: Duration, fetch: @escaping @Sendable (Key) async throws -> Value
+    ) async throws -> Value {
         let now = clock()
         var created = Date.distantPast
         if let value = memory.inspect(for: key, { $0.findDated(key, now: now, created: &created) }),
+            maxAge.exceeds(age: now.timeIntervalSince(created))
+        {
+            return value
+        }
+        if memory.keepsNothing,
+            let (value, created) = try? await DiskLRUCache.offload({
+                try self.load(key, now: now).map { ($0.value, $0.created) }
+            }),
             maxAge.exceeds(age: now.timeIntervalSince(created))
         {
             return value

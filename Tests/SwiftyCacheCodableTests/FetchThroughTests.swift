@@ -107,6 +107,23 @@ func eventually(_ condition: () -> Bool) async {
         try await cache.close()
     }
 
+    /// A caller that missed just before another caller's fetch stored its value does not
+    /// fetch again: the flight it starts finds that value, in memory, or on disk when the
+    /// memory tier keeps nothing.
+    @Test(arguments: [0, 100])
+    func aFlightStartedJustAfterAnotherStoredFindsItsValue(memoryLimit: Int) async throws {
+        let cache = try cache(memoryLimit: memoryLimit)
+        let fetch = GatedFetch()
+        fetch.open()
+        #expect(try await cache.value(forKey: "k", maxAge: .seconds(60), fetch: fetch.callAsFunction) == "k #1")
+        // What the late caller's flight runs, after the first flight has stored and left.
+        #expect(try await cache.fetchAndStore("k", maxAge: .seconds(60), fetch: fetch.callAsFunction) == "k #1")
+        #expect(fetch.runCount == 1)
+        clock.advance(by: 61)
+        #expect(try await cache.fetchAndStore("k", maxAge: .seconds(60), fetch: fetch.callAsFunction) == "k #2")
+        try await cache.close()
+    }
+
     @Test func aHundredConcurrentCallersShareOneFetch() async throws {
         let cache = try await cacheWithStaleValues(["k"])
         let fetch = GatedFetch()
