@@ -18,27 +18,37 @@ import Testing
         }
     }
 
+    /// Starts `watch` with `arguments`, then runs each step's command in a process of its own
+    /// and reads the watcher's output until it says the step's line; stops the watcher with
+    /// Ctrl-C and returns all it said.
+    func watch(_ arguments: [String], steps: [(command: [String], line: String)]) throws -> String {
+        let watcher = try cli.start(["watch"] + arguments)
+        var said = ""
+        Self.read(watcher.stdout, until: "watching", into: &said)
+        for step in steps {
+            #expect(try cli.run(step.command).status == 0)
+            Self.read(watcher.stdout, until: step.line, into: &said)
+        }
+        watcher.process.interrupt()
+        watcher.process.waitUntilExit()
+        for step in steps { #expect(said.contains(step.line), "\(said)") }
+        return said
+    }
+
     @Test func aWatcherPrintsWhatAnotherProcessUpdatesAndRemoves() throws {
         let server = try TestHTTPServer()
         defer { server.stop() }
-        let page = server.url("/a.html")
+        let page = server.url("/a.html").absoluteString
         server.setPage("/a.html", .init(NotesOfflineEndToEndTests.note("Alpha", "first"), etag: "\"a1\""))
-        #expect(try cli.run(["fetch", page.absoluteString]).status == 0)
-
-        let watcher = try cli.start(["watch", page.absoluteString])
-        var said = ""
-        Self.read(watcher.stdout, until: "watching", into: &said)
-
+        #expect(try cli.run(["fetch", page]).status == 0)
         server.setPage("/a.html", .init(NotesOfflineEndToEndTests.note("Alpha", "second"), etag: "\"a2\""))
-        #expect(try cli.run(["fetch", page.absoluteString]).status == 0)
-        Self.read(watcher.stdout, until: "updated \(page.absoluteString)", into: &said)
-        #expect(try cli.run(["remove", page.absoluteString]).status == 0)
-        Self.read(watcher.stdout, until: "removed \(page.absoluteString)", into: &said)
-
-        watcher.process.interrupt()
-        watcher.process.waitUntilExit()
-        #expect(said.contains("updated \(page.absoluteString)"), "\(said)")
-        #expect(said.contains("removed \(page.absoluteString)"), "\(said)")
+        let said = try watch(
+            [page],
+            steps: [
+                (["fetch", page], "updated \(page)"),
+                (["remove", page], "removed \(page)"),
+            ])
+        #expect(said.contains("watching 1 pages"), "\(said)")
     }
 
     /// Watching every page, as a new user tries it: a page another shell fetches for the first
@@ -47,28 +57,19 @@ import Testing
     @Test func aWatcherOfEveryPageNamesPagesItNeverRead() throws {
         let server = try TestHTTPServer()
         defer { server.stop() }
-        let old = server.url("/old.html")
-        let new = server.url("/new.html")
+        let old = server.url("/old.html").absoluteString
+        let new = server.url("/new.html").absoluteString
         server.setPage("/old.html", .init(NotesOfflineEndToEndTests.note("Old", "kept"), etag: "\"o1\""))
         server.setPage("/new.html", .init(NotesOfflineEndToEndTests.note("New", "fresh"), etag: "\"n1\""))
-        #expect(try cli.run(["fetch", old.absoluteString]).status == 0)
-
-        let watcher = try cli.start(["watch"])
-        var said = ""
-        Self.read(watcher.stdout, until: "watching every page", into: &said)
-        #expect(try cli.run(["fetch", new.absoluteString]).status == 0)
-        Self.read(watcher.stdout, until: "updated \(new.absoluteString)", into: &said)
-        #expect(try cli.run(["remove", new.absoluteString]).status == 0)
-        Self.read(watcher.stdout, until: "removed \(new.absoluteString)", into: &said)
-        #expect(try cli.run(["remove", old.absoluteString]).status == 0)
-        Self.read(watcher.stdout, until: "removed \(old.absoluteString)", into: &said)
-
-        watcher.process.interrupt()
-        watcher.process.waitUntilExit()
-        for line in ["updated \(new.absoluteString)", "removed \(new.absoluteString)", "removed \(old.absoluteString)"]
-        {
-            #expect(said.contains(line), "\(said)")
-        }
+        #expect(try cli.run(["fetch", old]).status == 0)
+        let said = try watch(
+            [],
+            steps: [
+                (["fetch", new], "updated \(new)"),
+                (["remove", new], "removed \(new)"),
+                (["remove", old], "removed \(old)"),
+            ])
+        #expect(said.contains("watching every page"), "\(said)")
         #expect(!said.contains("a page\n"), "\(said)")
     }
 }
