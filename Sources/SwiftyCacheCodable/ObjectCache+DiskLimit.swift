@@ -10,22 +10,14 @@ extension ObjectCache {
     /// The keys that lowering the disk limit to `maxDiskSize` would evict, least recently used
     /// first, without evicting anything or changing the LRU order.
     ///
-    /// - Complexity: O(n): it walks the entries on disk and reads each one's envelope.
+    /// - Complexity: O(keys returned): it reads each one's envelope.
     public func keysEvicted(atLimit maxDiskSize: Int) -> [Key] {
-        var excess = disk.size - maxDiskSize
-        guard excess > 0 else { return [] }
-        var result: [Key] = []
-        let snapshots = (try? disk.snapshots()).map(Array.init) ?? []
-        for snapshot in snapshots where excess > 0 {
+        disk.keysEvicted(atMaxSize: maxDiskSize).compactMap { diskKey in
+            guard let snapshot = try? disk.peekSnapshot(forKey: diskKey) else { return nil }
             defer { snapshot.close() }
-            excess -= snapshot.lengths.reduce(0, +)
-            if let envelope = try? Envelope(decoding: snapshot.readData(at: 0)),
-                let key = try? KeyCoding.key(Key.self, from: envelope.keyBytes)
-            {
-                result.append(key)
-            }
+            guard let envelope = try? Envelope(decoding: snapshot.readData(at: 0)) else { return nil }
+            return try? KeyCoding.key(Key.self, from: envelope.keyBytes)
         }
-        return result
     }
 
     /// Changes the disk limit; a lower one evicts least recently used entries at once.

@@ -19,8 +19,13 @@ public import Foundation
 /// let drafts = try store.objects("drafts", of: Draft.self, configuration: durable)
 /// ```
 public struct ObjectCacheConfiguration: Sendable {
-    /// The bytes kept on disk (envelopes, values and attachments); least recently used entries
-    /// are evicted past it. The default is 50 MiB.
+    /// The disk the cache may take; least recently used entries are evicted past it. The
+    /// default is 50 MiB.
+    ///
+    /// In packed storage (the default) it bounds the directory: values, records, journal and
+    /// the room compaction works in. Under steady churn the directory stays within it and a
+    /// quarter; the entries themselves keep to about two thirds of it. In file storage it
+    /// bounds the bytes of the envelopes, values and attachments, as the Java library counts.
     public var maxDiskSize: Int
 
     /// The number of decoded values kept in memory. The default is 100; 0 keeps none.
@@ -56,7 +61,8 @@ public struct ObjectCacheConfiguration: Sendable {
     public var schemaVersion: Int
 
     /// The bytes pinned values (`ObjectCache.pin(_:)`) may take on disk; `nil`, the default, is half
-    /// of ``maxDiskSize``.
+    /// of what the entries may take: half of ``maxDiskSize`` in file storage, about a third in
+    /// packed storage.
     public var maxPinnedDiskSize: Int?
 
     /// How long entries live unless `set` says otherwise; `nil`, the default, keeps them until
@@ -148,6 +154,7 @@ public struct ObjectCacheConfiguration: Sendable {
         var options = DiskLRUCache.Options(syncsWrites: syncsWrites, isReadOnly: isReadOnly, storage: storage)
         options.migratesFileStorage = storage != .files
         options.maxPinnedSize = maxPinnedDiskSize
+        options.maxSizeBoundsDirectory = true
         return options
     }
 }

@@ -71,9 +71,21 @@ extension DiskLRUCache {
         package var maxOpenSegments: Int? = nil
 
         /// The bytes pinned entries (``DiskLRUCache/pin(_:)``) may take, which eviction by
-        /// size passes by; `nil`, the default, is half of `maxSize`. A pin past it throws
+        /// size passes by; `nil`, the default, is half of what the entries may take (half of
+        /// `maxSize`, or of its share for entries with ``maxSizeBoundsDirectory``). A pin past it throws
         /// ``CacheError/Code/pinLimitExceeded``.
         public var maxPinnedSize: Int? = nil
+
+        /// Whether `maxSize` bounds the directory rather than the values, in packed storage: each
+        /// entry is then charged its record's header and journal line too, and the entries
+        /// keep to about two thirds of `maxSize`, leaving the rest for what a log needs under
+        /// churn (records awaiting compaction, the journal, a reserve for a full disk), so that
+        /// the directory stays within `maxSize` and a quarter however often the cache is
+        /// written over. `false`, the default, counts the values' bytes only, as the Java
+        /// library does; a packed directory then takes up to about twice `maxSize` under churn.
+        /// File storage always counts the values only (its files take whole blocks, which no
+        /// budget of bytes bounds). `ObjectCache` sets this with packed storage.
+        public var maxSizeBoundsDirectory = false
 
         /// Whether packed segments are compacted in the background (tests turn it off to see
         /// what an explicit `compact()` does alone).

@@ -136,6 +136,7 @@ public final class DiskLRUCache: Sendable {
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,
             isReadOnly: options.isReadOnly, changes: changeHub)
         state.replayFormat = selection.replayFormat
+        if options.maxSizeBoundsDirectory { state.budget = storage.sizeBudget }
         // Whether the journal found holds a log's `TAIL` lines: read before it is replayed.
         if selection.format.storesLocations, !options.isReadOnly, let header = try? cacheDirectory.journalHeader() {
             state.journal.logsRecords = header.logsRecords
@@ -242,6 +243,14 @@ public final class DiskLRUCache: Sendable {
             throw CacheError.invalidConfiguration("maxSize must be at least 1, got \(maxSize)", operation: .setMaxSize)
         }
         try locked(operation: .setMaxSize, claimsCleanup: true) { $0.maxSize = maxSize }
+    }
+
+    /// The keys that lowering the limit to `maxSize` would evict, least recently used first,
+    /// evicting nothing and leaving the LRU order as it is. Pinned entries are passed by.
+    ///
+    /// - Complexity: O(keys returned + entries pinned or being edited among them).
+    public func keysEvicted(atMaxSize maxSize: Int) -> [String] {
+        withState { $0.keysEvicted(atMaxSize: maxSize) }
     }
 
     // MARK: Writing

@@ -96,7 +96,7 @@ import Testing
             links += "<a href=\"p\(i).html\">p</a>"
         }
         server.setPage("/index.html", .init("<html><body>\(links)</body></html>"))
-        #expect(try cli.run(["limit", "8KB", "--yes"]).status == 0)
+        #expect(try cli.run(["limit", "20KB", "--yes"]).status == 0)
         let first = server.url("/p1.html").absoluteString
         #expect(try cli.run(["fetch", first]).status == 0)
         let pinned = try cli.run(["pin", first])

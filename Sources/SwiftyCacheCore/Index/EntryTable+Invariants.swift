@@ -9,9 +9,11 @@ extension EntryTable {
         var live = 0
         var readable = 0
         var keyBytes = 0
+        var allKeyBytes = 0
         for index in records.indices where records[index].isLive {
             let record = records[index]
             live += 1
+            allKeyBytes += record.keyLength
             if record.isReadable { readable += 1 }
             if record.hasInlineKey {
                 guard withKey(at: index, { InlineKey($0) }) == record.inlineKey else {
@@ -39,6 +41,9 @@ extension EntryTable {
             }
         }
         guard live == count else { return "\(live) records are live, the count says \(count)" }
+        guard allKeyBytes == self.keyBytes else {
+            return "the keys take \(allKeyBytes) bytes, keyBytes says \(self.keyBytes)"
+        }
         guard readable == readableCount else {
             return "readableCount is \(readableCount) but \(readable) entries are readable"
         }

@@ -5,6 +5,9 @@ extension EntryTable {
         withKey(at: index) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The length in bytes of the key of the entry at `index`.
+    func keyLength(at index: Int) -> Int { records[index].keyLength }
+
     /// Calls `body` with the key bytes of the entry at `index`: in place in the arena, or
     /// unpacked on the stack for a key held in its record.
     func withKey<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {

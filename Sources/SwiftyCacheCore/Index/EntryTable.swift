@@ -38,6 +38,8 @@ struct EntryTable {
     private(set) var count = 0
     /// How many entries have been committed (editors of new entries are not counted).
     private(set) var readableCount = 0
+    /// The bytes of all entries' keys (what ``SizeBudget`` charges for them).
+    private(set) var keyBytes = 0
 
     init(seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
         self.seed = seed
@@ -53,6 +55,7 @@ struct EntryTable {
         self.buckets = buckets
         count = records.count
         readableCount = records.count
+        keyBytes = records.reduce(0) { $0 &+ $1.keyLength }
         if !records.isEmpty {
             eldestRecord = 0
             newestRecord = Self.link(records.count &- 1)
@@ -303,6 +306,7 @@ struct EntryTable {
         }
         newestRecord = Self.link(index)
         count &+= 1
+        keyBytes &+= key.count
         return index
     }
 
@@ -343,6 +347,7 @@ struct EntryTable {
         records[index] = free
         freeHead = Self.link(index)
         count &-= 1
+        keyBytes &-= record.keyLength
         if arena.needsCompaction { reclaimKeys() }
         return entry
     }

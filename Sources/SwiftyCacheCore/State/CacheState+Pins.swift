@@ -20,7 +20,7 @@ extension CacheState {
     }
 
     /// The ceiling of the pinned bytes.
-    var pinLimit: Int { maxPinnedSize ?? maxSize / 2 }
+    var pinLimit: Int { maxPinnedSize ?? budget.limit(maxSize: maxSize) / 2 }
 
     /// Pins the entry of `key`: `nil` when it has none; otherwise the keys the caller writes
     /// (none when they are on disk already), claimed for it (``pinsDurableGeneration``).

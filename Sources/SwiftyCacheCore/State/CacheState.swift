@@ -31,6 +31,8 @@ struct CacheState {
     /// ``DiskLRUCache/Options/maxPinnedSize``; `nil`: half of ``maxSize``.
     var maxPinnedSize: Int?
     var maxSize: Int
+    /// What ``maxSize`` counts: the values' bytes, or in packed storage the directory's.
+    var budget = SizeBudget.values
     var lock: DirectoryLock?
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
     var redundantOpCount = 0
@@ -134,7 +136,7 @@ struct CacheState {
     }
 
     var needsCleanup: Bool {
-        size > maxSize || isJournalRebuildRequired || journal.failure != nil || isCompactionDue || isReserveDue
+        isOverBudget || isJournalRebuildRequired || journal.failure != nil || isCompactionDue || isReserveDue
     }
 
     /// Whether packed segments' live bytes doubled since the space reserve was last sized:

@@ -105,6 +105,9 @@ protocol ValueStorage: Sendable {
     /// Whether enough garbage has piled up in shared files for a compaction pass.
     var needsCompaction: Bool { get }
 
+    /// What the cache's `maxSize` counts in this storage.
+    var sizeBudget: SizeBudget { get }
+
     /// Whether staging values of these lengths writes files (which a crash could leave, so the
     /// edit's `DIRTY` line must come first), rather than keeping them in memory.
     func stagesFiles(forLengths lengths: SlotLengths) -> Bool
@@ -146,6 +149,7 @@ extension ValueStorage {
     func deletesWithoutJournal(location: ValueLocation, lengths: SlotLengths) -> Bool { true }
     var corruptRecordCount: Int { 0 }
     var needsCompaction: Bool { false }
+    var sizeBudget: SizeBudget { .values }
     func stagesFiles(forLengths lengths: SlotLengths) -> Bool { true }
     func keepsFiles(location: ValueLocation, lengths: SlotLengths) -> Bool { true }
     func isFileSlot(_ slot: Int, location: ValueLocation, lengths: SlotLengths) -> Bool { true }

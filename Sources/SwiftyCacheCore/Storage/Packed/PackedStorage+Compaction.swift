@@ -28,6 +28,15 @@ extension PackedStorage {
         return records - live > live / 2 + rollSize(liveBytes: live) / 2 && compactionCandidate() != nil
     }
 
+    /// The directory, not only the values (``SizeBudget``): each entry is charged its record's
+    /// header and journal line, and room is left for garbage up to the threshold above.
+    var sizeBudget: SizeBudget {
+        // A record's header (its checksum and slot lengths), and a journal line's fixed part.
+        SizeBudget(
+            entryOverhead: PackedRecord.headerSize(valueCount: valueCount) &+ 16, chargesKeys: true,
+            segmentSize: Int(clamping: smallestSegmentSize))
+    }
+
     /// The sealed segment with the most garbage, if it has any; the active segment is sealed
     /// first when it is the one.
     func compactionCandidate(sealingActive: Bool = false) -> UInt32? {
