@@ -4,6 +4,12 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `ObjectCache` keeps its entries in packed storage unless told otherwise, and converts the
 /// directories earlier releases wrote in file storage.
 @Suite struct ObjectCacheStorageTests {
@@ -73,5 +79,37 @@ import Testing
         #expect(size > 20 && size < 400)
         try reopened.clearAll()
         #expect(!FileManager.default.fileExists(atPath: directory.appending("notes").path(percentEncoded: false)))
+    }
+
+    @Test func maxDiskSizeBoundsThePackedDirectoryUnderChurn() throws {
+        let limit = 1 << 20
+        let cache = try ObjectCache<String, Note>(
+            directory: directory.url, configuration: .init(maxDiskSize: limit, memoryLimit: 0))
+        defer { try? cache.close() }
+        var generator = SplitMix(state: 9)
+        let body = String(repeating: "n", count: 300)
+        var peak = 0
+        for step in 0..<12_000 {
+            let key = Int(generator.next() % 25_000)
+            let note = Note(title: "t\(key)", tags: [], created: Date(timeIntervalSince1970: 1), body: body)
+            try cache.set(note, forKey: "note-\(key)")
+            if step >= 3_000 && step % 200 == 0 {
+                cache.disk.waitForBackgroundWork()
+                peak = max(peak, allocatedBytes(in: directory.url))
+            }
+        }
+        #expect(Double(peak) <= 1.25 * Double(limit), "the directory took \(peak) bytes")
+        #expect(cache.diskSize >= limit / 3)  // and the notes a fair share of it
+    }
+
+    /// The bytes the files in `directory` take on the device (`st_blocks`).
+    private func allocatedBytes(in directory: URL) -> Int {
+        let path = directory.path(percentEncoded: false)
+        var total = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            var status = stat()
+            if lstat(path + "/" + name, &status) == 0 { total += Int(status.st_blocks) * 512 }
+        }
+        return total
     }
 }
