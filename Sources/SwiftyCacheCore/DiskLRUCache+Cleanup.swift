@@ -61,17 +61,29 @@ extension DiskLRUCache {
     }
 
     /// Compacts segments, the one with the most garbage first, while compaction is due (or,
-    /// `untilClean`, while any segment holds garbage, at most once per segment that exists).
-    func compactSegments(untilClean: Bool) throws {
+    /// `untilClean`, while any segment holds garbage, at most once per segment that exists;
+    /// `whileOverdue`, only while writers must wait for it).
+    func compactSegments(untilClean: Bool, whileOverdue: Bool = false) throws {
         guard let compacting = storage.compactingStorage else { return }
         // One compaction at a time (the background one, or an explicit `compact()`).
         try compactionGate.withLock { passes in
             passes += 1
-            try compactSegments(in: compacting, untilClean: untilClean)
+            try compactSegments(in: compacting, untilClean: untilClean, whileOverdue: whileOverdue)
         }
     }
 
-    private func compactSegments(in compacting: any CompactingStorage, untilClean: Bool) throws {
+    /// Backpressure for writers of a directory within its budget (``SizeBudget``): when the
+    /// background compaction fell so far behind that garbage is half a segment past what it
+    /// allows, the write that finds it compacts on its own thread, with no lock of the cache
+    /// held, until garbage is back under that bound (waiting first for a compaction running).
+    /// A cache written faster than compaction reclaims then writes at the pace it reclaims,
+    /// rather than growing its directory.
+    func reclaimOverdueGarbage() {
+        guard let compacting = storage.compactingStorage, compacting.isCompactionOverdue else { return }
+        try? compactSegments(untilClean: false, whileOverdue: true)
+    }
+
+    private func compactSegments(in compacting: any CompactingStorage, untilClean: Bool, whileOverdue: Bool) throws {
         // Each pass deletes one segment: as many passes as there are segments now (and one
         // more, for the active one sealed on the way) end any garbage there is now.
         let limit = compacting.sharedFileCount + 1
@@ -82,7 +94,8 @@ extension DiskLRUCache {
             // is never chosen, and no copy lands after a record the log must still read back.
             let victim = try outsideGroups {
                 try locked(operation: .compact) { _ -> UInt32? in
-                    guard untilClean || compacting.needsCompaction else { return nil }
+                    guard untilClean || (whileOverdue ? compacting.isCompactionOverdue : compacting.needsCompaction)
+                    else { return nil }
                     return compacting.compactionCandidate(sealingActive: untilClean)
                 }
             }

@@ -29,7 +29,9 @@ extension DiskLRUCache {
                 failure = error
             }
         }
-        return withState(claimsCleanup: true) { $0.applyGroup(staged, members: members, syncFailure: failure) }
+        return withState(claimsCleanup: true, leadsGroup: true) {
+            $0.applyGroup(staged, members: members, syncFailure: failure)
+        }
     }
 
     /// Runs `body` while no group is being committed: work that must not come between a

@@ -38,13 +38,19 @@ extension DiskLRUCache {
     /// schedules the background cleanup if the state needs it, and resumes the consumers of
     /// ``changes(bufferingKeys:)`` that the changes recorded under the lock woke. In debug
     /// builds, checks the state's invariants before releasing the lock.
+    ///
+    /// A write (`claimsCleanup`) that finds compaction overdue in a directory within its budget
+    /// compacts before it returns (``reclaimOverdueGarbage()``), unless `body` runs a group
+    /// commit (whose leader must not wait on compaction, which waits for groups).
     func withState<T, Failure: Error>(
-        claimsCleanup: Bool = false, writesReadLines: Bool = false, _ body: (inout CacheState) throws(Failure) -> T
+        claimsCleanup: Bool = false, writesReadLines: Bool = false, leadsGroup: Bool = false,
+        _ body: (inout CacheState) throws(Failure) -> T
     ) throws(Failure) -> T {
         var trash: [String] = []
         var unlinking: DispatchGroup?
         var unlinkFailures: TrashUnlinkFailures?
         var needsCleanup = false
+        var isCompactionOverdue = false
         var readLines: JournalReadFlush?
         var pinsToWrite: (generation: UInt64, keys: [String])?
         defer {
@@ -61,6 +67,7 @@ extension DiskLRUCache {
             }
             unlinking?.leave()
             if needsCleanup { scheduleCleanup() }
+            if isCompactionOverdue { reclaimOverdueGarbage() }
             // Consumers of `changes()` resume only now, with the lock released.
             changeHub.deliverReady()
         }
@@ -80,7 +87,10 @@ extension DiskLRUCache {
                 state.checkInvariants()
             }
             let result = try body(&state)
-            if claimsCleanup { needsCleanup = state.claimCleanup() }
+            if claimsCleanup {
+                needsCleanup = state.claimCleanup()
+                isCompactionOverdue = state.isCompactionOverdue && !leadsGroup
+            }
             return result
         }
     }

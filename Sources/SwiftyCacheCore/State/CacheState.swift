@@ -150,9 +150,15 @@ struct CacheState {
     /// or removal (reads make no garbage, so they never ask the storage).
     var isCompactionDue = false
 
+    /// Whether writers must compact before they return (``SizeBudget``'s backpressure): set
+    /// with ``isCompactionDue``, in a directory within its budget only.
+    var isCompactionOverdue = false
+
     /// Notes whether the writes just made call for compaction.
     mutating func noteGarbage() {
         isCompactionDue = storage.needsCompaction
+        isCompactionOverdue =
+            isCompactionDue && budget.chargesKeys && storage.compactingStorage?.isCompactionOverdue == true
         if let live = storage.compactingStorage?.liveBytes, live / 2 > max(reserveSizedFor, 512 << 10) {
             reserveSizedFor = live
             isReserveDue = true

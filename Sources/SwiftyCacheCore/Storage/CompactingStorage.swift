@@ -10,6 +10,10 @@ protocol CompactingStorage: RecordStorage {
     /// The bytes of live records.
     var liveBytes: Int64 { get }
 
+    /// Whether garbage is so far past ``ValueStorage/needsCompaction`` that writers should
+    /// reclaim it themselves.
+    var isCompactionOverdue: Bool { get }
+
     /// The shared file with the most garbage, if any has some; the one being appended to is
     /// sealed first when it is the one and `sealingActive` allows it.
     func compactionCandidate(sealingActive: Bool) -> UInt32?

@@ -220,6 +220,8 @@ import Darwin
         for round in 0..<2_000 {
             for key in 0..<10 { try cache.setData([Data("v\(round)".utf8)], forKey: "key\(key)") }
             if round % 100 == 99 {
+                // Once the rebuild the writes asked for has run (a loaded machine may delay it).
+                cache.waitForBackgroundWork()
                 let size = try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int ?? 0
                 largest = max(largest, size)
             }

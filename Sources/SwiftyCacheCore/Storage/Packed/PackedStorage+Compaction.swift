@@ -28,6 +28,15 @@ extension PackedStorage {
         return records - live > live / 2 + rollSize(liveBytes: live) / 2 && compactionCandidate() != nil
     }
 
+    /// Whether garbage is half a segment past what ``needsCompaction`` allows: the background
+    /// compaction fell behind the writes. In a directory within its budget (``SizeBudget``)
+    /// writers then compact before they return (backpressure).
+    var isCompactionOverdue: Bool {
+        guard !isReadOnly else { return false }
+        let (records, live) = usage
+        return records - live > live / 2 + rollSize(liveBytes: live) && compactionCandidate() != nil
+    }
+
     /// The directory, not only the values (``SizeBudget``): each entry is charged its record's
     /// header and journal line, and room is left for garbage up to the threshold above.
     var sizeBudget: SizeBudget {

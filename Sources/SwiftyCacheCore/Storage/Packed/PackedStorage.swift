@@ -73,13 +73,13 @@ final class PackedStorage: CompactingStorage {
     }
 
     /// The least a growing segment holds: ``segmentSize``, or a sixteenth of the cache's
-    /// `maxSize` when that is less (but 512 KiB at least: smaller segments made random churn
+    /// `maxSize` when that is less (but 256 KiB at least: smaller segments made random churn
     /// slower, compaction copying more and creating and deleting more files), so that a small
     /// cache's garbage is reclaimed in pieces nearer its own size than 4 MiB.
     let smallestSegmentSize: Int64
 
     /// The least ``smallestSegmentSize`` is.
-    static let smallestSegmentFloor: Int64 = 512 << 10
+    static let smallestSegmentFloor: Int64 = 256 << 10
 
     init(
         directory: CacheDirectory, valueCount: Int, inlineLimit: Int, syncsWrites: Bool, isReadOnly: Bool,

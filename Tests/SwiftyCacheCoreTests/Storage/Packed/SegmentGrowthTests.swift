@@ -31,7 +31,7 @@ import Testing
 
     @Test func aSmallCachesSegmentsStartAtASixteenthOfItsLimit() {
         let cacheDirectory = CacheDirectory(fileSystem: SystemFileSystem(), path: directory.path)
-        for (maxSize, smallest) in [(1 << 20, 512 << 10), (16 << 20, 1 << 20), (1 << 30, 4 << 20)] {
+        for (maxSize, smallest) in [(1 << 20, 256 << 10), (16 << 20, 1 << 20), (1 << 30, 4 << 20)] {
             let storage = PackedStorage(
                 directory: cacheDirectory, valueCount: 1, inlineLimit: 1024, syncsWrites: false, isReadOnly: false,
                 growsSegments: true, maxSize: maxSize)
