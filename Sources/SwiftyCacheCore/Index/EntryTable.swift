@@ -138,26 +138,6 @@ struct EntryTable {
         return ValueLocation(segment: record.segment, offset: offset)
     }
 
-    /// The committed lengths of the entry at `index` if it is readable: the read path's one
-    /// look at it.
-    func readableLengths(_ index: Int) -> SlotLengths? {
-        let record = records[index]
-        guard record.isLive, record.isReadable else { return nil }
-        return lengths(of: record, at: index)
-    }
-
-    /// The sum of the lengths of the entry at `index`; `nil` if it overflows.
-    func totalLength(_ index: Int) -> Int? { lengths(of: records[index], at: index).total }
-
-    /// The sequence number of the entry at `index`.
-    func sequenceNumber(_ index: Int) -> UInt64 { records[index].sequenceNumber }
-
-    /// Where the values of the entry at `index` are.
-    func location(_ index: Int) -> ValueLocation { location(of: records[index], at: index) }
-
-    /// Whether the entry at `index` has been committed.
-    func isReadable(_ index: Int) -> Bool { records[index].isLive && records[index].isReadable }
-
     /// Records that the entry's values moved (compaction); not a use, not a new version.
     mutating func setLocation(_ index: Int, _ location: ValueLocation) {
         var record = records[index]
@@ -336,7 +316,9 @@ struct EntryTable {
         let entry = self[index]
         let record = records[index]
         unlink(index)
-        withKey(at: index) { key in buckets.remove(index, tag: tag(of: key)) }
+        // The tag first: `buckets` mutated inside `withKey` (which holds `self`) was copied whole.
+        let keyTag = withKey(at: index) { self.tag(of: $0) }
+        buckets.remove(index, tag: keyTag)
         if !record.hasInlineKey { arena.release(length: record.keyLength) }
         if entry.isReadable { readableCount &-= 1 }
         if record.isEditing { editors[index] = nil }
