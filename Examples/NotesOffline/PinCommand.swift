@@ -6,7 +6,7 @@ import SwiftyCacheCore
 struct PinCommand: Command {
     static let spec = CommandSpec(
         name: "pin",
-        abstract: "Keep cached pages whatever the size limit (up to half of it), until unpinned.",
+        abstract: "Keep cached pages whatever the size limit (up to a third of it), until unpinned.",
         arguments: [ArgumentSpec(name: "URL", help: "a cached page", isRepeated: true)],
         examples: ["notes-offline pin https://example.com/notes/a.html"])
 
@@ -19,8 +19,9 @@ struct PinCommand: Command {
                 }
             } catch let error as ObjectCacheError where (error.cause as? CacheError)?.code == .pinLimitExceeded {
                 output.error(
-                    "\(url.absoluteString): pinned pages may take half of the limit "
-                        + "(\(formatBytes(library.settings.maxSize / 2))); unpin some or raise it with 'notes-offline limit'"
+                    "\(url.absoluteString): pinned pages may take "
+                        + "\(formatBytes(library.pages?.maxPinnedDiskSize ?? 0)) of the limit; "
+                        + "unpin some or raise it with 'notes-offline limit'"
                 )
                 return false
             }

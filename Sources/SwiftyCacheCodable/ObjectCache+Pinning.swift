@@ -36,6 +36,10 @@ extension ObjectCache {
     /// The bytes the pinned values take on disk.
     public var pinnedDiskSize: Int { disk.pinnedSize }
 
+    /// The most pinned values may take on disk: ``ObjectCacheConfiguration/maxPinnedDiskSize``
+    /// if set, else half of what the entries may take of ``ObjectCacheConfiguration/maxDiskSize``.
+    public var maxPinnedDiskSize: Int { disk.maxPinnedSize }
+
     /// Pins the value of `key`; see `pin(_:)`.
     @discardableResult
     public func pin(_ key: Key) async throws -> Bool {

@@ -59,6 +59,11 @@ extension DiskLRUCache {
     /// - Complexity: O(pinned entries).
     public var pinnedSize: Int { state.withLock { $0.pinnedSize } }
 
+    /// The most pinned entries may take: ``Options/maxPinnedSize`` if set, else half of what
+    /// the entries may take (half of `maxSize`, or of the entries' share of it with
+    /// ``Options/maxSizeBoundsDirectory``).
+    public var maxPinnedSize: Int { state.withLock { $0.pinLimit } }
+
     /// Writes a set of pinned keys taken under the lock, unless a newer set was written
     /// meanwhile. On failure of a write a caller asked for (`retriesOnFailure`), the set is
     /// marked unwritten, for the next lock hold to retry once.

@@ -54,6 +54,22 @@ import Testing
         }
         try cache.close()
     }
+
+    @Test func theCeilingInEffectIsHalfOfWhatTheEntriesMayTake() throws {
+        // File storage counts values only: half of maxDiskSize.
+        let files = try cache(.files)
+        #expect(files.maxPinnedDiskSize == 10_000)
+        try files.close()
+        // Packed storage bounds the directory: half the entries' share, two fifths of so small
+        // a limit.
+        try FileManager.default.removeItem(at: directory.url)
+        let packed = try cache(.packed)
+        #expect(packed.maxPinnedDiskSize == 4_000)
+        try packed.close()
+        let set = try cache(.packed, maxPinned: 1_500)
+        #expect(set.maxPinnedDiskSize == 1_500)
+        try set.close()
+    }
 }
 
 extension ObjectCacheConfiguration {

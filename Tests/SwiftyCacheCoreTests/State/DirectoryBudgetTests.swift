@@ -85,7 +85,9 @@ import Darwin
         let cache = try open(maxSize: maxSize, boundsDirectory: true, compactsInBackground: false)
         defer { try? cache.close() }
         let (peak, held) = try churn(cache, maxSize: maxSize, waits: false)
-        #expect(peak <= 1.25, "the directory took \(peak) × maxSize")
+        // Writers hold garbage to half a segment past what the background would allow (the
+        // background keeps the 1.25 of the test above); unbounded, it passes 8.
+        #expect(peak <= 1.4, "the directory took \(peak) × maxSize")
         #expect(held >= 0.3, "the values took \(held) × maxSize")
     }
 
