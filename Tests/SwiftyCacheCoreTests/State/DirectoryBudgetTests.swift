@@ -91,6 +91,28 @@ import Darwin
         #expect(held >= 0.3, "the values took \(held) × maxSize")
     }
 
+    @Test func aDirectoryFilledUnderTheValuesCountEvictsItsEldestAtItsFirstOpen() throws {
+        // As an ObjectCache an earlier release filled to its limit opens under this one.
+        let maxSize = 200_000
+        var cache = try open(maxSize: maxSize, boundsDirectory: false)
+        for index in 0..<500 {
+            try cache.setData([Data(repeating: UInt8(index % 251), count: 400)], forKey: "k\(index)")
+        }
+        try cache.close()
+        cache = try open(maxSize: maxSize, boundsDirectory: true)
+        defer { try? cache.close() }
+        cache.waitForBackgroundWork()
+        let kept = try cache.keys()
+        #expect(kept.count < 500 && kept.count > 150)
+        // The newest stay, each value as it was written.
+        #expect(kept.last == "k499" && !kept.contains("k0"))
+        for key in kept {
+            let index = Int(key.dropFirst()) ?? -1
+            #expect(try cache.data(forKey: key) == [Data(repeating: UInt8(index % 251), count: 400)])
+        }
+        #expect(cache.keysEvicted(atMaxSize: maxSize).isEmpty)
+    }
+
     @Test func fileStorageCountsTheValuesWhateverTheOption() throws {
         let cache = try open(maxSize: 1000, boundsDirectory: true, storage: .files)
         defer { try? cache.close() }
