@@ -42,7 +42,7 @@ extension DiskLRUCache {
             watcher = JournalWatcher(directory: cacheDirectory.path) { [weak self] in
                 guard let self else { return }
                 // A failure (the cache closed, an I/O error) is left for the next change or read.
-                _ = try? self.locked(operation: .refresh) { try $0.followWriter() }
+                _ = try? self.locked(operation: .refresh, access: .reads) { try $0.followWriter() }
             }
         }
     }

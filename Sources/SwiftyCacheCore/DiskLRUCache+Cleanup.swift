@@ -8,7 +8,11 @@ extension DiskLRUCache {
     func scheduleCleanup() {
         cleanupQueue.async { [weak self] in
             guard let self else { return }
-            self.rebuildJournal { $0.runCleanup() }
+            if self.options.sharing.isShared {
+                self.cleanUpSharedDirectory(evenIfNotDue: false)
+            } else {
+                self.rebuildJournal { $0.runCleanup() }
+            }
             // Failures (a closed cache, a full disk) leave the garbage for a later pass.
             if self.options.compactsInBackground { try? self.compactSegments(untilClean: false) }
             // Once compaction made room again, the space for the next full disk is set aside.
@@ -28,6 +32,22 @@ extension DiskLRUCache {
                 withState { $0.compactJournalBatch(of: records) }
             }
             return withState { $0.finishJournalRebuild(rebuild, written: written) }
+        }
+    }
+
+    /// The cleanup pass of a directory other processes write too: eviction, and the journal
+    /// rebuilt in one hold of the state and of the operation lock (the others' lines must not
+    /// land in a journal being replaced). A failure leaves the work for the next pass.
+    func cleanUpSharedDirectory(evenIfNotDue: Bool) {
+        withState { state in
+            guard !state.isClosed, (try? state.enterExclusive()) != nil else { return }
+            if let rebuild = state.runCleanup() {
+                // Written in this hold instead, from the index the catch-up brought up to date.
+                _ = state.finishJournalRebuild(rebuild, written: false)
+                try? state.rebuildJournal()
+            } else if evenIfNotDue && (state.redundantOpCount > 0 || state.journal.linesSinceRewrite > 0) {
+                try? state.rebuildJournal()
+            }
         }
     }
 
@@ -55,7 +75,11 @@ extension DiskLRUCache {
         // A journal broken by an earlier failure is rebuilt first, or the call says why not.
         try locked(operation: .compact) { try $0.ensureJournalWritable(operation: .compact, key: nil) }
         try CacheError.reporting(.compact) { try compactSegments(untilClean: true) }
-        rebuildJournal { $0.beginJournalRebuild(evenIfNotDue: true) }
+        if options.sharing.isShared {
+            cleanUpSharedDirectory(evenIfNotDue: true)
+        } else {
+            rebuildJournal { $0.beginJournalRebuild(evenIfNotDue: true) }
+        }
         // A rebuild that could not be written leaves the old journal, and its failure, if any.
         if let failure = withState({ $0.journal.failure }) { throw failure.reported(by: .compact) }
     }
@@ -88,6 +112,7 @@ extension DiskLRUCache {
         // more, for the active one sealed on the way) end any garbage there is now.
         let limit = compacting.sharedFileCount + 1
         var passes = 0
+        defer { compacting.releaseClaims() }
         while passes < limit {
             passes += 1
             // Outside groups (here and for each copy): a segment a group is being synced in
@@ -96,7 +121,12 @@ extension DiskLRUCache {
                 try locked(operation: .compact) { _ -> UInt32? in
                     guard untilClean || (whileOverdue ? compacting.isCompactionOverdue : compacting.needsCompaction)
                     else { return nil }
-                    return compacting.compactionCandidate(sealingActive: untilClean)
+                    // Sharing: a segment another cache appends to is passed by (and then left
+                    // out of the candidates until that cache moves on to a new segment).
+                    while let candidate = compacting.compactionCandidate(sealingActive: untilClean) {
+                        if compacting.claimForCompaction(candidate) { return candidate }
+                    }
+                    return nil
                 }
             }
             guard let victim else { return }
@@ -113,7 +143,7 @@ extension DiskLRUCache {
     private func compact(segment: UInt32, in compacting: any CompactingStorage) throws {
         var cursor: Int? = 0
         while let start = cursor {
-            let batch = try locked(operation: .compact) { state in
+            let batch = try locked(operation: .compact, access: .reads) { state in
                 state.recordsToMove(from: segment, cursor: start, limit: 512)
             }
             for move in batch.records {

@@ -65,6 +65,7 @@ extension DiskLRUCache {
     func commitEdit(key: String, editorID: UInt64, staged: [StagedSlot?], operation: CacheError.Operation) throws {
         try CacheError.reporting(operation) {
             try withState(claimsCleanup: true) { (state) throws(CacheError) in
+                try state.enterExclusive()
                 try state.completeEdit(key: key, editorID: editorID, staged: staged)
             }
         }
@@ -72,6 +73,10 @@ extension DiskLRUCache {
 
     /// Ends an edit without publishing it.
     func abandonEdit(key: String, editorID: UInt64, staged: [StagedSlot?]) {
-        withState { $0.abandonEdit(key: key, editorID: editorID, staged: staged) }
+        withState { state in
+            // Sharing: its lines follow the others' (without the lock, the next operation writes them).
+            try? state.enterExclusive()
+            state.abandonEdit(key: key, editorID: editorID, staged: staged)
+        }
     }
 }

@@ -72,7 +72,7 @@ extension DiskLRUCache {
     /// - Throws: ``CacheError/Code/cacheClosed``, ``CacheError/Code/notACacheDirectory``,
     ///   ``CacheError/Code/ioFailure``.
     public func refresh() throws {
-        try locked(operation: .refresh) { try $0.refreshReadOnly() }
+        try locked(operation: .refresh, access: .reads) { try $0.refreshReadOnly() }
     }
 
     /// Ends the session as a killed process would (nothing buffered is written, no clean

@@ -3,6 +3,14 @@ import Dispatch
 /// How every operation of ``DiskLRUCache`` reaches its state: under the one lock, with the
 /// slow parts (unlinking trash, waking the cleanup thread) after the lock is released.
 extension DiskLRUCache {
+    /// What a hold of the state may do to the directory, for a cache that shares it.
+    enum StateAccess {
+        /// Change it: the operation lock is taken.
+        case writes
+        /// Only read it: the others' lines are applied without the lock.
+        case reads
+    }
+
     /// Checks a key a write names: `[a-z0-9_-]{1,120}`.
     func validate(_ key: String, operation: CacheError.Operation) throws(CacheError) {
         guard Journal.isValidKey(key) else { throw CacheError.invalidKey(key, operation: operation) }
@@ -18,14 +26,25 @@ extension DiskLRUCache {
     /// `writesReadLines`, the buffered `READ` lines are written after the lock is released,
     /// once enough have piled up (``CacheState/takeReadFlush()``): for reads that may write.
     /// An error `body` throws names `operation`, the public call (``CacheError/reported(by:)``).
+    ///
+    /// Where other processes write the directory too (``Sharing/processes``), a hold that may
+    /// write (`access: .writes`, the default) first takes the directory's operation lock and
+    /// applies what the others journaled; one that only reads applies it without the lock.
     func locked<T>(
-        operation: CacheError.Operation, key: String? = nil, claimsCleanup: Bool = false, writesReadLines: Bool = false,
-        _ body: (inout CacheState) throws -> T
+        operation: CacheError.Operation, key: String? = nil, access: StateAccess = .writes, claimsCleanup: Bool = false,
+        writesReadLines: Bool = false, _ body: (inout CacheState) throws -> T
     ) throws -> T {
         do {
             return try withState(claimsCleanup: claimsCleanup, writesReadLines: writesReadLines) {
                 (state) throws -> T in
                 guard !state.isClosed else { throw CacheError.closed(operation: operation, key: key) }
+                if state.isShared {
+                    if access == .writes {
+                        try state.enterExclusive()
+                    } else {
+                        try state.catchUpWithOthers(cutsTornTail: false)
+                    }
+                }
                 return try body(&state)
             }
         } catch let error as CacheError {
@@ -42,8 +61,12 @@ extension DiskLRUCache {
     /// A write (`claimsCleanup`) that finds compaction overdue in a directory within its budget
     /// compacts before it returns (``reclaimOverdueGarbage()``), unless `body` runs a group
     /// commit (whose leader must not wait on compaction, which waits for groups).
+    ///
+    /// With `catchesUp`, a cache that shares its directory applies what the others journaled
+    /// first (best effort: for the properties that report the index). The operation lock a
+    /// hold took (``CacheState/enterExclusive()``) is released before the state's lock.
     func withState<T, Failure: Error>(
-        claimsCleanup: Bool = false, writesReadLines: Bool = false, leadsGroup: Bool = false,
+        claimsCleanup: Bool = false, writesReadLines: Bool = false, leadsGroup: Bool = false, catchesUp: Bool = false,
         _ body: (inout CacheState) throws(Failure) -> T
     ) throws(Failure) -> T {
         var trash: [String] = []
@@ -84,8 +107,10 @@ extension DiskLRUCache {
                     unlinking = state.trashBeingUnlinked
                     unlinkFailures = state.trashUnlinkFailures
                 }
+                state.leaveExclusive()
                 state.checkInvariants()
             }
+            if catchesUp { try? state.catchUpWithOthers(cutsTornTail: false) }
             let result = try body(&state)
             if claimsCleanup {
                 needsCleanup = state.claimCleanup()

@@ -87,6 +87,12 @@ extension DiskLRUCache {
         /// budget of bytes bounds). `ObjectCache` sets this with packed storage.
         public var maxSizeBoundsDirectory = false
 
+        /// Whether other processes may write the directory while this cache has it open:
+        /// ``Sharing/singleProcess`` (the default: this cache is the directory's one writer)
+        /// or ``Sharing/processes`` (every cache that opens it with this option writes, each
+        /// taking the directory's lock for one operation at a time). See ``Sharing``.
+        public var sharing: Sharing = .singleProcess
+
         /// Whether packed segments are compacted in the background (tests turn it off to see
         /// what an explicit `compact()` does alone).
         package var compactsInBackground = true

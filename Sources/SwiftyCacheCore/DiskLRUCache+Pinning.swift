@@ -46,12 +46,12 @@ extension DiskLRUCache {
 
     /// Whether the entry of `key` is pinned.
     public func isPinned(_ key: String) throws -> Bool {
-        try locked(operation: .contains, key: key) { $0.pins.contains(key) }
+        try locked(operation: .contains, key: key, access: .reads) { $0.pins.contains(key) }
     }
 
     /// The pinned keys, sorted.
     public func pinnedKeys() throws -> [String] {
-        try locked(operation: .keys) { $0.pins.sorted() }
+        try locked(operation: .keys, access: .reads) { $0.pins.sorted() }
     }
 
     /// The committed bytes of the pinned entries.

@@ -94,7 +94,7 @@ extension DiskLRUCache {
         var recordsInOneHold = recordingRead && recordReader != nil
         for _ in 0..<(cachedOnly ? 1 : Self.readAttempts) {
             let (start, flushDue) = try locked(
-                operation: operation, key: key, claimsCleanup: recordingRead,
+                operation: operation, key: key, access: .reads, claimsCleanup: recordingRead,
                 writesReadLines: recordsInOneHold && !cachedOnly
             ) { state in
                 (
@@ -118,7 +118,7 @@ extension DiskLRUCache {
                         key: key, location: plan.location, lengths: plan.lengths, cachedOnly: cachedOnly,
                         countsDamage: false)
                 } catch {
-                    _ = try? locked(operation: operation, key: key) {
+                    _ = try? locked(operation: operation, key: key, access: .reads) {
                         $0.abandonRecordedRead(key: key, plan: plan, damaged: false)
                     }
                     throw error.reported(by: operation)
@@ -129,7 +129,7 @@ extension DiskLRUCache {
                 // Damage is dealt with (the entry dropped, a journal write) by a read that may do
                 // file I/O: a read from memory only hands it to the full read.
                 let damaged = if case .missing = read { !cachedOnly } else { false }
-                let check = try locked(operation: operation, key: key) {
+                let check = try locked(operation: operation, key: key, access: .reads) {
                     $0.abandonRecordedRead(key: key, plan: plan, damaged: damaged)
                 }
                 if case .missing = check { return .missing }
@@ -139,7 +139,7 @@ extension DiskLRUCache {
                 let values = try CacheError.reporting(operation) { try open(plan) }
                 if cachedOnly && values == nil { return .needsIO }
                 let (check, flushDue) = try locked(
-                    operation: operation, key: key, claimsCleanup: cachedOnly,
+                    operation: operation, key: key, access: .reads, claimsCleanup: cachedOnly,
                     writesReadLines: recordingRead && !cachedOnly
                 ) { state in
                     (
@@ -166,6 +166,6 @@ extension DiskLRUCache {
 
     /// Writes the buffered `READ` lines once enough have piled up, after releasing the lock.
     private func flushBufferedReads() throws {
-        try locked(operation: .read, writesReadLines: true) { $0.isReadFlushClaimed = false }
+        try locked(operation: .read, access: .reads, writesReadLines: true) { $0.isReadFlushClaimed = false }
     }
 }

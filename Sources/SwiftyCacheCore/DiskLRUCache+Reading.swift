@@ -57,7 +57,7 @@ extension DiskLRUCache {
     /// Whether a committed entry exists for `key`. It does not count as a read.
     public func containsValue(forKey key: String) throws -> Bool {
         try validateForReading(key, operation: .contains)
-        return try locked(operation: .contains, key: key) { state in
+        return try locked(operation: .contains, key: key, access: .reads) { state in
             state.table.index(of: key).map { state.table[$0].isReadable } ?? false
         }
     }
@@ -66,7 +66,7 @@ extension DiskLRUCache {
     ///
     /// - Complexity: O(n).
     public func keys() throws -> [String] {
-        try locked(operation: .keys) { $0.readableKeys() }
+        try locked(operation: .keys, access: .reads) { $0.readableKeys() }
     }
 
     /// Snapshots of the committed entries, from least to most recently used, opened one at a

@@ -115,6 +115,15 @@ public final class DiskLRUCache: Sendable {
                 found: try cacheDirectory.journalHeader()?.format, requested: options.storage.format,
                 options: options, journalPath: cacheDirectory.journalPath)
         }
+        if options.sharing.isShared {
+            guard selection.format.storesLocations, !options.isReadOnly else {
+                throw CacheError.invalidConfiguration(
+                    options.isReadOnly
+                        ? "a read-only cache reads beside any writers already: open it without sharing: .processes"
+                        : "sharing: .processes needs packed storage (the Java format has a single writer)",
+                    path: path, operation: .open)
+            }
+        }
         let storage = selection.makeStorage(
             directory: cacheDirectory, valueCount: valueCount, maxSize: maxSize, options: options)
         // A cache that writes records keeps space aside for a full disk (no more than it may hold).
@@ -142,7 +151,9 @@ public final class DiskLRUCache: Sendable {
             state.journal.logsRecords = header.logsRecords
             state.journal.marksBatches = header.marksBatches
         }
-        let report = try CacheError.reporting(.open) { try state.open(readOnly: options.isReadOnly) }
+        let report = try CacheError.reporting(.open) {
+            try state.open(readOnly: options.isReadOnly, shared: options.sharing.isShared)
+        }
         state.loadPins()
         state.maxPinnedSize = options.maxPinnedSize
         // Whether the journal recovery left may hold batches already: read from its header.
@@ -163,7 +174,8 @@ public final class DiskLRUCache: Sendable {
         spaceReserve?.ensure(liveBytes: storage.compactingStorage?.liveBytes ?? 0)
         let needsCleanup = state.claimCleanup()
         self.groupCommit =
-            options.syncsWrites && state.journal.logsRecords && storage.recordStorage != nil ? GroupCommit() : nil
+            options.syncsWrites && state.journal.logsRecords && storage.recordStorage != nil && !state.isShared
+            ? GroupCommit() : nil
         self.state = LockedState(state)
         if needsCleanup { scheduleCleanup() }
     }
@@ -206,13 +218,13 @@ public final class DiskLRUCache: Sendable {
 
     /// The committed bytes of all entries. It may exceed ``maxSize`` until the background
     /// eviction catches up; after `flush()` it does not.
-    public var size: Int { withState { $0.size } }
+    public var size: Int { withState(catchesUp: true) { $0.size } }
 
     /// The number of bytes the cache keeps at most.
     public var maxSize: Int { withState { $0.maxSize } }
 
     /// The number of committed entries.
-    public var count: Int { withState { $0.table.readableCount } }
+    public var count: Int { withState(catchesUp: true) { $0.table.readableCount } }
 
     /// Hit, miss, write, eviction and removal counts since the cache was opened.
     public var statistics: CacheStatistics {
@@ -250,7 +262,7 @@ public final class DiskLRUCache: Sendable {
     ///
     /// - Complexity: O(keys returned + entries pinned or being edited among them).
     public func keysEvicted(atMaxSize maxSize: Int) -> [String] {
-        withState { $0.keysEvicted(atMaxSize: maxSize) }
+        withState(catchesUp: true) { $0.keysEvicted(atMaxSize: maxSize) }
     }
 
     // MARK: Writing

@@ -43,7 +43,7 @@ struct StorageSelection {
                 syncsWrites: options.syncsWrites,
                 isReadOnly: options.isReadOnly, segmentSize: max(64, options.packedSegmentSize),
                 growsSegments: options.growsPackedSegments, maxSize: maxSize,
-                openSegmentLimit: options.maxOpenSegments)
+                openSegmentLimit: options.maxOpenSegments, isShared: options.sharing.isShared)
         }
     }
 

@@ -240,6 +240,10 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("flock")
         try base.lockExclusively(fd)
     }
+    package func advisoryLock(_ fd: Int32, _ kind: AdvisoryLock) throws(SystemCallFailure) {
+        try check("flock")
+        try base.advisoryLock(fd, kind)
+    }
     package func contentsOfDirectory(_ path: String) throws(SystemCallFailure) -> [String] {
         try check("readdir", path: path)
         return try base.contentsOfDirectory(path)

@@ -11,6 +11,7 @@ struct CacheDirectory: Sendable {
     var backupJournalPath: String { path(CacheFileName.backupJournal.name) }
     /// The advisory lock file; not part of the Java format, and ignored by it.
     var lockPath: String { path(CacheFileName.lock.name) }
+    var operationLockPath: String { path(CacheFileName.operationLock.name) }
     /// Left by `close()`, removed by open: its presence means no stray file can exist, so open
     /// skips sweeping the directory. Not part of the Java format, and ignored by it.
     var cleanMarkerPath: String { path(CacheFileName.cleanMarker.name) }

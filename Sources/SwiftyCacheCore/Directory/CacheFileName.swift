@@ -7,6 +7,7 @@
 ///     journal.bkp              the journal a rebuild replaced (Java's name)
 ///     journal.bkp.N.tmp        an old backup waiting to be unlinked after the lock
 ///     journal.lock             the advisory lock of the open cache
+///     journal.share            the lock of one operation, where several processes write
 ///     journal.clean            left by a clean close, with the saved index
 ///     journal.segment.tmp      a segment being created, linked to its own name once whole
 ///     journal.reserve          space a packed cache sets aside for a full disk
@@ -20,6 +21,8 @@ enum CacheFileName: Hashable, Sendable {
     /// A replaced backup journal renamed out of the way, unlinked after the cache lock.
     case journalTrash(UInt64)
     case lock
+    /// The lock each operation takes where several processes write (``DiskLRUCache/Sharing``).
+    case operationLock
     case cleanMarker
     /// A segment being created: written under this name, then linked to its own, so that a
     /// crash can tear only a file of this name.
@@ -46,6 +49,7 @@ enum CacheFileName: Hashable, Sendable {
         case .backupJournal: "journal.bkp"
         case .journalTrash(let number): Self.trashPrefix + String(number) + Self.stagedSuffix
         case .lock: "journal.lock"
+        case .operationLock: "journal.share"
         case .cleanMarker: "journal.clean"
         case .newSegment: "journal.segment.tmp"
         case .spaceReserve: "journal.reserve"
@@ -68,6 +72,7 @@ enum CacheFileName: Hashable, Sendable {
         case "journal.tmp": self = .temporaryJournal
         case "journal.bkp": self = .backupJournal
         case "journal.lock": self = .lock
+        case "journal.share": self = .operationLock
         case "journal.clean": self = .cleanMarker
         case "journal.segment.tmp": self = .newSegment
         case "journal.reserve": self = .spaceReserve

@@ -137,6 +137,9 @@ struct JournalParser {
         }
     }
 
+    /// Whether a corrupt line was met: what follows it is not passed on.
+    var hasCorruption: Bool { corruption != nil }
+
     /// Whether the first line showed that the input is not a journal at all, or one of the
     /// other storage format.
     var isForeign: Bool { firstLine != .unknown && firstLine != .damaged && firstLine != expectedFirstLine }

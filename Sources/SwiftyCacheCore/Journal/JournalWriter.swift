@@ -10,12 +10,12 @@ struct JournalWriter {
     let format: Journal.Format
     /// Whether a flush of a commit is followed by `fsync` of the journal and the directory.
     let syncsWrites: Bool
-    /// The open journal, `-1` before open and after close.
-    private(set) var fd: Int32 = -1
+    /// The open journal, `-1` before open and after close (set here and by `+Sharing`).
+    var fd: Int32 = -1
     /// Lines not yet written to the file.
     private(set) var buffer: [UInt8] = []
     /// Set when a write or rebuild failed; cleared by a successful rebuild.
-    private(set) var failure: CacheError?
+    var failure: CacheError?
     /// Counts the journals swapped in: a rebuild begun before a swap is stale.
     private(set) var generation = 0
     /// While a rebuild is written outside the lock (see ``beginRebuild()``): the lines appended

@@ -15,6 +15,10 @@ extension CacheState {
             return nil
         }
         var failure: CacheError?
+        // Sharing: what the close writes (evictions, lines) follows the others' lines.
+        if isShared {
+            do { try enterExclusive() } catch { failure = error }
+        }
         // The editors' objects live on; their commit will throw `cacheClosed`. Every slot counts
         // as staged, so that anything an editor already wrote is deleted.
         let everySlot = [StagedSlot?](repeating: StagedSlot(length: 0), count: valueCount)
@@ -38,7 +42,9 @@ extension CacheState {
         // Other threads' unlinks of trash end before the marker is decided: one that failed
         // leaves a file the next open must sweep.
         trashBeingUnlinked.wait()
-        if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any {
+        // Sharing: the others go on appending, and the marker would vouch for less than the
+        // journal holds; the next open replays it.
+        if failure == nil && isJournalHealthy && !hasUndeletedFiles && !trashUnlinkFailures.any && !isShared {
             // The image loads faster than any journal replays, a journal of blocks included
             // (docs/PERFORMANCE.md); where the image cannot hold the index, a journal of blocks
             // replays as fast as the first form loads: the marker alone then, unless reads moved
@@ -67,6 +73,7 @@ extension CacheState {
             isClosed = true
             return
         }
+        if isShared { try? enterExclusive() }
         try? journal.flush(operation: .endingSession)
         journal.close()
         storage.shutDown()
@@ -89,6 +96,12 @@ extension CacheState {
         trashBeingUnlinked.wait()
         lock?.release(using: fileSystem)
         lock = nil
+        storage.compactingStorage?.releaseClaims()
+        sharedView?.close(fileSystem: fileSystem)
+        sharedView = nil
+        holdsOperationLock = false
+        sharedLock?.release(using: fileSystem)
+        sharedLock = nil
         isClosed = true
     }
 }

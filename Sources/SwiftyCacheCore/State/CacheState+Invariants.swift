@@ -55,12 +55,14 @@ extension CacheState {
         guard journal.failure == nil || journal.buffer.isEmpty else {
             return "lines are buffered behind a failed journal write"
         }
-        guard isClosed ? lock == nil : (lock != nil || isReadOnly) else {
+        guard isClosed ? lock == nil && sharedLock == nil : (lock != nil || sharedLock != nil || isReadOnly) else {
             return "the directory lock does not match isClosed"
         }
         if isClosed {
             guard journal.fd == -1 else { return "a closed cache keeps its journal open" }
         }
+        // Sharing: the operation lock is held within one hold of the state, never after it.
+        guard !holdsOperationLock else { return "the operation lock outlives its hold of the state" }
         return nil
     }
 

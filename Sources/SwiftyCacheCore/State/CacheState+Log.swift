@@ -39,7 +39,8 @@ extension CacheState {
     /// A failure leaves the journal broken: every call that needs it rebuilds it first (the
     /// rebuilt journal ends its prefix with the `TAIL` line) or throws.
     mutating func beginLogSession() {
-        guard !isReadOnly, let packed = records else { return }
+        // Sharing: no cache knows the others' log tails; each commit syncs its journal line.
+        guard !isReadOnly, !isShared, let packed = records else { return }
         if journal.syncsWrites && !journal.logsRecords {
             let marked = journal.marksBatches
             journal.logsRecords = true

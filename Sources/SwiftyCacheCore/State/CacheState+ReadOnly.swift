@@ -65,7 +65,7 @@ extension CacheState {
     ///
     /// - Throws: ``CacheError/Code/ioFailure``, ``CacheError/Code/notACacheDirectory`` for a
     ///   journal that is not a regular file.
-    private func openJournalForReading() throws(CacheError) -> (file: (path: String, fd: Int32), status: FileStatus)? {
+    func openJournalForReading() throws(CacheError) -> (file: (path: String, fd: Int32), status: FileStatus)? {
         var opened: (path: String, fd: Int32)?
         for path in [directory.journalPath, directory.backupJournalPath] {
             do {

@@ -65,6 +65,12 @@ extension CacheState {
     /// - Complexity: O(1).
     mutating func abandonRecordedRead(key: String, plan: ReadPlan, damaged: Bool) -> ReadCheck {
         statistics.hitCount -= 1
+        // Sharing: another cache may have moved the record (and deleted its segment) since
+        // the plan; the entry is dropped only as the journal has it now, under the lock.
+        if damaged && isShared {
+            try? enterExclusive()
+            guard holdsOperationLock else { return .changed }
+        }
         guard damaged, let index = table.index(of: key), table[index].isReadable,
             table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location
         else { return .changed }
@@ -91,6 +97,11 @@ extension CacheState {
     ///
     /// - Complexity: O(1), plus, for a read-only cache, reading what the writer appended since.
     mutating func finishRead(key: String, plan: ReadPlan, opened: Bool, recordingRead: Bool) -> ReadCheck {
+        // Sharing: values missing may have been moved by another cache (see above).
+        if !opened && isShared {
+            try? enterExclusive()
+            guard holdsOperationLock else { return .changed }
+        }
         // A record moved by compaction counts as a change: the read plans again at its new place.
         guard let index = table.index(of: key), table[index].isReadable,
             table.sequenceNumber(index) == plan.sequenceNumber, table.location(index) == plan.location

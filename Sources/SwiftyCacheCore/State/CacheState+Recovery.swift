@@ -10,9 +10,11 @@ extension CacheState {
     ///
     /// - Throws: The errors of ``recover()`` and ``recoverReadOnly()``;
     ///   ``CacheError/Code/invalidConfiguration`` for a read-only cache of a missing directory.
-    mutating func open(readOnly: Bool) throws(CacheError) -> RecoveryReport {
+    mutating func open(readOnly: Bool, shared: Bool = false) throws(CacheError) -> RecoveryReport {
         let report: RecoveryReport
-        if readOnly {
+        if shared {
+            report = try openShared()
+        } else if readOnly {
             guard try directory.exists() else {
                 throw CacheError.invalidConfiguration(
                     "a read-only cache needs an existing directory", path: directory.path, operation: .open)
@@ -237,7 +239,7 @@ extension CacheState {
                 removes = true
             case .journal, .backupJournal, .spaceReserve, .pins:
                 removes = wipe
-            case .lock, .cleanMarker:
+            case .lock, .operationLock, .cleanMarker:
                 removes = false
             case .value(let key, let slot), .stagedValue(let key, let slot):
                 let isStaged = file == .stagedValue(key: key, slot: slot)
@@ -299,6 +301,7 @@ extension CacheState {
         sweep(knownKeys: undeletedKeys, wipe: true, report: &report)
         deleteFile(directory.cleanMarkerPath)
         deleteFile(directory.lockPath)
+        deleteFile(directory.operationLockPath)
         if report.unknownFiles.isEmpty { try? fileSystem.rmdir(directory.path) }
         return report.unknownFiles
     }

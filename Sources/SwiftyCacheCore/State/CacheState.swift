@@ -34,6 +34,12 @@ struct CacheState {
     /// What ``maxSize`` counts: the values' bytes, or in packed storage the directory's.
     var budget = SizeBudget.values
     var lock: DirectoryLock?
+    /// Where other caches write the directory too (``DiskLRUCache/Sharing``): the locks, the
+    /// journal as this cache has applied it, and whether this hold has the operation lock
+    /// (`+Sharing`).
+    var sharedLock: SharedDirectoryLock?
+    var sharedView: SharedJournalView?
+    var holdsOperationLock = false
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
     var redundantOpCount = 0
     /// Packed storage: reads that moved an entry in LRU order since the journal last recorded

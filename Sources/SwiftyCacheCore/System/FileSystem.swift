@@ -48,6 +48,9 @@ package protocol FileSystem: Sendable {
     func rmdir(_ path: String) throws(SystemCallFailure)
     /// Takes an exclusive advisory lock without waiting (`flock(LOCK_EX | LOCK_NB)`).
     func lockExclusively(_ fd: Int32) throws(SystemCallFailure)
+    /// Takes, converts or drops an advisory lock without waiting (`flock` with `LOCK_NB`):
+    /// `EWOULDBLOCK` when another open file description holds a conflicting one.
+    func advisoryLock(_ fd: Int32, _ kind: AdvisoryLock) throws(SystemCallFailure)
     /// The device and inode of an open file: its identity, whatever path reached it.
     func identity(of fd: Int32) throws(SystemCallFailure) -> FileIdentity
     /// The names in a directory, without `.` and `..`.

@@ -213,6 +213,19 @@ package struct SystemFileSystem: FileSystem {
         }
     }
 
+    package func advisoryLock(_ fd: Int32, _ kind: AdvisoryLock) throws(SystemCallFailure) {
+        let operation =
+            switch kind {
+            case .exclusive: LOCK_EX
+            case .shared: LOCK_SH
+            case .unlocked: LOCK_UN
+            }
+        while true {
+            if flock(fd, operation | LOCK_NB) == 0 { return }
+            if errno != EINTR { throw SystemCallFailure(call: "flock", errno: errno) }
+        }
+    }
+
     package func contentsOfDirectory(_ path: String) throws(SystemCallFailure) -> [String] {
         guard let dir = path.withCString({ opendir($0) }) else {
             throw SystemCallFailure(call: "opendir", errno: errno)

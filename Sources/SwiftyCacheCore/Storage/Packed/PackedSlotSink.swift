@@ -21,6 +21,7 @@ final class PackedSlotSink: SlotSink {
             count += bytes.count
             return
         }
+        if fd < 0 { try storage.refuseFileInSharedDirectory(key: key, length: count + bytes.count) }
         do {
             if fd < 0 {
                 fd = try storage.files.createTemporaryFile(key: key, slot: slot)

@@ -50,10 +50,13 @@ extension PackedStorage {
     /// first when it is the one.
     func compactionCandidate(sealingActive: Bool = false) -> UInt32? {
         state.withLock { segments -> UInt32? in
-            let garbage = segments.recordBytes.map { ($0.key, $0.value - (segments.liveBytes[$0.key] ?? 0)) }
+            let garbage = segments.recordBytes.compactMap { number, bytes -> (UInt32, Int64)? in
+                segments.busyElsewhere.contains(number) ? nil : (number, bytes - (segments.liveBytes[number] ?? 0))
+            }
             guard let best = garbage.filter({ $0.1 > 0 }).max(by: { $0.1 < $1.1 }) else { return nil }
-            if best.0 == segments.active?.number {
+            if let active = segments.active, best.0 == active.number {
                 guard sealingActive else { return nil }
+                if isShared { try? fileSystem.advisoryLock(active.fd, .unlocked) }
                 segments.active = nil
                 segments.isActiveUnsynced = false
             }
@@ -69,6 +72,8 @@ extension PackedStorage {
     /// - Complexity: one `fsync` per segment written since the last call (usually one).
     func makeDurable(operation: CacheError.Operation) throws(CacheError) {
         let (pending, directoryPending) = state.withLock { segments in
+            // Sharing: the records that supersede others' may be in any cache's segments.
+            if isShared { segments.unsynced.formUnion(segments.recordBytes.keys) }
             defer {
                 segments.unsynced.removeAll()
                 segments.directoryUnsynced = false
@@ -137,6 +142,7 @@ extension PackedStorage {
     /// still read it until they let go. One whose header is damaged is only forgotten.
     func retire(_ number: UInt32) {
         let isOwn = state.withLock { segments in
+            if let claim = segments.claims.removeValue(forKey: number) { try? fileSystem.close(claim) }
             segments.forget(number)
             segments.retired.insert(number)
             return segments.foreign.remove(number) == nil

@@ -48,7 +48,8 @@ extension PackedStorage {
             segments.nextNumber = (numbers.last ?? 0) &+ 1
             for number in numbers {
                 let path = segmentPath(number)
-                let isLast = number == numbers.last && closedCleanly && live[number] != nil
+                // Sharing: every session appends to segments it created and locks.
+                let isLast = number == numbers.last && closedCleanly && live[number] != nil && !isShared
                 let flags = isLast ? OpenFlags.appendSegment : OpenFlags.readOnly
                 // Only a file with the segment header is the cache's: anything else stays.
                 guard let fd = try? fileSystem.open(path, flags: flags, mode: 0) else { continue }

@@ -25,6 +25,10 @@ extension PackedStorage {
         var nextNumber: UInt32 = 1
         /// Segments compaction deleted: never reopened by a late reader.
         var retired: Set<UInt32> = []
+        /// Sharing: descriptors holding the compaction claim of segments (see
+        /// ``PackedStorage/claimForCompaction(_:)``), and segments another cache appends to.
+        var claims: [UInt32: Int32] = [:]
+        var busyElsewhere: Set<UInt32> = []
         /// Segments the journal names whose header is damaged: read, never deleted.
         var foreign: Set<UInt32> = []
         var corruptRecords = 0

@@ -13,6 +13,7 @@ extension PackedStorage {
         guard PackedRecord.isExternal(length: contents.count, inlineLimit: inlineLimit) else {
             return StagedSlot(length: contents.count, inline: Array(contents))
         }
+        try refuseFileInSharedDirectory(key: key, length: contents.count)
         return try files.stage(key: key, slot: slot, contents: contents)
     }
 
@@ -26,6 +27,15 @@ extension PackedStorage {
             sink.discard()
             throw error
         }
+    }
+
+    /// Sharing (``DiskLRUCache/Sharing``): a value file replaced by one cache could be read by
+    /// another mid-change, so every slot must fit in a record.
+    func refuseFileInSharedDirectory(key: String, length: Int) throws(CacheError) {
+        guard isShared else { return }
+        throw CacheError.invalidConfiguration(
+            "a value of \(length) bytes is longer than the inline limit (\(inlineLimit)): a directory several processes write keeps every value in records",
+            operation: .write)
     }
 
     func stagesFiles(forLengths lengths: SlotLengths) -> Bool {
@@ -322,6 +332,12 @@ extension PackedStorage {
             }
         } catch {
             throw directory.writeFailure(error, operation: .commit, path: segmentPath(number), key: key)
+        }
+        // Sharing: held while this cache appends to it, so no other cache compacts it away;
+        // the segment it rolls from is let go.
+        if isShared {
+            try? fileSystem.advisoryLock(fd, .exclusive)
+            if let previous = segments.active { try? fileSystem.advisoryLock(previous.fd, .unlocked) }
         }
         let segment = SegmentFile(number: number, fd: fd, fileSystem: fileSystem)
         if !syncsWrites {

@@ -38,6 +38,10 @@ final class PackedStorage: CompactingStorage {
     let inlineLimit: Int
     let syncsWrites: Bool
     let isReadOnly: Bool
+    /// Whether other caches write the directory too (``DiskLRUCache/Sharing/processes``): each
+    /// appends to segments of its own, locked (`flock`) while it appends to them, and a
+    /// segment is compacted only once nobody holds that lock (``claimForCompaction(_:)``).
+    let isShared: Bool
     /// The slots kept in files, with file storage's names and rules.
     let files: FileStorage
     /// A segment rolls once it holds this many bytes (or more: see ``rollSize(liveBytes:)``).
@@ -84,8 +88,9 @@ final class PackedStorage: CompactingStorage {
     init(
         directory: CacheDirectory, valueCount: Int, inlineLimit: Int, syncsWrites: Bool, isReadOnly: Bool,
         segmentSize: Int64 = PackedStorage.defaultSegmentSize, growsSegments: Bool = false,
-        maxSize: Int = Int.max, openSegmentLimit: Int? = nil
+        maxSize: Int = Int.max, openSegmentLimit: Int? = nil, isShared: Bool = false
     ) {
+        self.isShared = isShared
         self.growsSegments = growsSegments
         smallestSegmentSize = min(segmentSize, max(Self.smallestSegmentFloor, Int64(clamping: maxSize) / 16))
         self.directory = directory

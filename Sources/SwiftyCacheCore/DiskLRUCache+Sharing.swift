@@ -1,0 +1,59 @@
+extension DiskLRUCache {
+    /// Who may write a directory while a cache has it open (``Options/sharing``).
+    ///
+    /// With ``singleProcess`` (the default) the cache holds the directory's lock from its
+    /// open to its close: a second writer, in this process or another, throws
+    /// ``CacheError/Code/directoryLocked``; others may only read
+    /// (``Options/isReadOnly``). It is the Java `DiskLruCache`'s rule.
+    ///
+    /// With ``processes``, any number of caches, in any number of processes (an app and its
+    /// extensions, a server's workers), open the directory and write it. Each operation that
+    /// writes takes the directory's lock (`flock` on `journal.share`) for its own duration
+    /// only: it reads what the others journaled since it last looked (O(their lines)), appends
+    /// its own records and line, and releases the lock before it returns, so no lock is ever
+    /// held between calls, while your code runs, or across a suspension (a process suspended
+    /// between calls, as an app extension is, blocks nobody). A read takes no lock between
+    /// processes: it first checks whether the journal grew or was replaced (one `fstat`), and
+    /// if so reads what was appended, so a read that begins after another process's write
+    /// returned sees that write. `maxSize` bounds the directory for all of them together:
+    /// whichever writes past it evicts. Each process appends its records to segments of its
+    /// own; compaction copies records only out of segments no process is appending to.
+    ///
+    /// What the mode asks, and costs:
+    /// - ``Storage/packed`` storage only (opening file storage this way throws
+    ///   ``CacheError/Code/invalidConfiguration``): the Java format has one writer, and a
+    ///   value file replaced by one process could be read by another mid-change. For the same
+    ///   reason every slot must fit in a record: a value longer than the inline limit throws
+    ///   ``CacheError/Code/invalidConfiguration``.
+    /// - Every cache of the directory must use this mode: a single-process writer (of this
+    ///   release or an earlier one) cannot open it while a sharing cache has it open, and the
+    ///   other way round (``CacheError/Code/directoryLocked``). The files are those of packed
+    ///   storage: a directory written this way opens in either mode, and in earlier releases.
+    /// - Eviction order is each process's view: reads write nothing, so a process does not
+    ///   know what the others read, and evicts by the recency of its own reads and everyone's
+    ///   writes.
+    /// - With ``Options/syncsWrites`` a durable commit syncs its segment and then the journal
+    ///   (two syncs; a single process's commits sync the segment alone), and commits of
+    ///   concurrent threads do not share syncs.
+    /// - Pins (``DiskLRUCache/pin(_:)``) are refused: they are kept per process.
+    /// - A journal rebuild is written under the lock in one hold (the others wait for it,
+    ///   about 20 ms per 100,000 entries); the others then read the new journal whole.
+    /// - A clean close leaves no saved index unless the cache is the last one open; the next
+    ///   open replays the journal.
+    public struct Sharing: Sendable, Hashable, CustomStringConvertible {
+        private let sharesProcesses: Bool
+
+        private init(sharesProcesses: Bool) { self.sharesProcesses = sharesProcesses }
+
+        /// One writer: the cache holds the directory's lock while it is open.
+        public static let singleProcess = Sharing(sharesProcesses: false)
+
+        /// Every cache that opens the directory with this option may write it; see ``Sharing``.
+        public static let processes = Sharing(sharesProcesses: true)
+
+        /// Whether several processes write.
+        var isShared: Bool { sharesProcesses }
+
+        public var description: String { sharesProcesses ? "processes" : "singleProcess" }
+    }
+}

@@ -1,0 +1,44 @@
+/// The journal writer of a cache that shares its directory with other writers
+/// (``DiskLRUCache/Sharing``): the file it appends to follows another cache's rebuild, and a
+/// line a killed writer tore is cut off before anything follows it.
+extension JournalWriter {
+    /// Appends to the file the journal's name holds now, another cache's rebuild having
+    /// replaced the one this writer had open (``DiskLRUCache/Sharing``).
+    mutating func reopenForAppending() throws(CacheError) {
+        let newFD: Int32
+        do {
+            newFD = try directory.fileSystem.open(directory.journalPath, flags: OpenFlags.append, mode: FileModes.file)
+        } catch {
+            throw CacheError.ioFailure(error, operation: .open, path: directory.journalPath)
+        }
+        output.lock()
+        if fd >= 0 { try? directory.fileSystem.close(fd) }
+        fd = newFD
+        output.size = try? directory.fileSystem.size(of: newFD)
+        output.unlock()
+    }
+
+    /// Cuts off what follows the journal's last whole line at `end`: a line a writer that
+    /// shared the directory was killed while appending (the caller holds the operation lock,
+    /// so nobody is appending now). A line never follows a torn one.
+    mutating func cutTornTail(at end: Int64) throws(CacheError) {
+        output.lock()
+        defer { output.unlock() }
+        do {
+            try directory.fileSystem.truncate(fd, to: end)
+            output.size = end
+        } catch {
+            let failure = CacheError.ioFailure(error, operation: .commit, path: directory.journalPath)
+            self.failure = failure
+            throw failure
+        }
+    }
+
+    /// Notes the journal's size after another cache appended to it: what a write that fails
+    /// for lack of space is cut back to.
+    func noteSize(_ size: Int64) {
+        output.lock()
+        output.size = size
+        output.unlock()
+    }
+}

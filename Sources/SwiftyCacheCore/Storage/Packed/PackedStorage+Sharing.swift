@@ -1,0 +1,94 @@
+/// Packed storage where other caches write the directory too (``DiskLRUCache/Sharing``):
+/// accounting for their records as their journal lines are read, and the claim that keeps
+/// compaction away from a segment some cache still appends to.
+extension PackedStorage {
+    func noteOthersRecord(at location: ValueLocation, size: Int64, replacing: (location: ValueLocation, size: Int64)?) {
+        state.withLock { segments in
+            if location.segment != 0 {
+                noteKnown(location.segment, through: location.offset &+ size, in: &segments)
+                segments.addLiveBytes(size, in: location.segment)
+            }
+            if let replacing, replacing.location.segment != 0 {
+                segments.addLiveBytes(-replacing.size, in: replacing.location.segment)
+            }
+        }
+    }
+
+    func noteOthersRelease(at location: ValueLocation, size: Int64) {
+        guard location.segment != 0 else { return }
+        state.withLock { $0.addLiveBytes(-size, in: location.segment) }
+    }
+
+    /// Counts the bytes of segment `number` up to `end` as written (garbage or live), the
+    /// furthest record of it a journal line names: another cache's segment grows as it
+    /// appends. A segment seen for the first time means its writer moved on from the one
+    /// before: the segments found busy are tried again.
+    private func noteKnown(_ number: UInt32, through end: Int64, in segments: inout Segments) {
+        let known = segments.recordBytes[number]
+        if known == nil { segments.busyElsewhere.removeAll() }
+        let written = end - Int64(Self.segmentHeader.count)
+        if written > (known ?? 0) { segments.addRecordBytes(written - (known ?? 0), in: number) }
+        if number >= segments.nextNumber { segments.nextNumber = number &+ 1 }
+    }
+
+    /// Claims segment `number` for compaction: an exclusive `flock` on a descriptor of its
+    /// own, which fails while the cache that appends to it holds its lock (see `roll`). Where
+    /// nobody else writes, every segment but the active one may be compacted.
+    ///
+    /// - Complexity: an `open` and a `flock`, once per segment compacted.
+    func claimForCompaction(_ number: UInt32) -> Bool {
+        guard isShared else { return true }
+        if state.withLock({ $0.claims[number] != nil }) { return true }
+        let fd: Int32
+        do {
+            fd = try fileSystem.open(segmentPath(number), flags: OpenFlags.readOnly, mode: 0)
+        } catch {
+            // Another cache compacted it away: nothing of it is left to count. Otherwise it is
+            // passed by as busy.
+            state.withLock { segments in
+                if error.errno == Errno.noEntry {
+                    segments.forget(number)
+                } else {
+                    segments.busyElsewhere.insert(number)
+                }
+            }
+            return false
+        }
+        do {
+            try fileSystem.advisoryLock(fd, .exclusive)
+        } catch {
+            try? fileSystem.close(fd)
+            state.withLock { _ = $0.busyElsewhere.insert(number) }
+            return false
+        }
+        state.withLock { $0.claims[number] = fd }
+        return true
+    }
+
+    func releaseClaims() {
+        let claims = state.withLock { segments in
+            defer { segments.claims.removeAll() }
+            return Array(segments.claims.values)
+        }
+        for fd in claims { try? fileSystem.close(fd) }
+    }
+
+    /// - Complexity: O(entries).
+    func relearn(table: EntryTable) {
+        var live: [UInt32: Int64] = [:]
+        var ends: [UInt32: Int64] = [:]
+        for slot in 0..<table.slotCount {
+            guard let (location, lengths) = table.committedValues(inSlot: slot), location.segment != 0 else { continue }
+            let size = recordSize(lengths: lengths)
+            live[location.segment, default: 0] &+= size
+            ends[location.segment] = max(ends[location.segment] ?? 0, location.offset &+ size)
+        }
+        state.withLock { segments in
+            for number in Array(segments.liveBytes.keys) {
+                segments.addLiveBytes(-(segments.liveBytes[number] ?? 0), in: number)
+            }
+            for (number, bytes) in live { segments.addLiveBytes(bytes, in: number) }
+            for (number, end) in ends { noteKnown(number, through: end, in: &segments) }
+        }
+    }
+}

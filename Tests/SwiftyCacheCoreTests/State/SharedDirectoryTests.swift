@@ -1,0 +1,203 @@
+import Dispatch
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+/// `sharing: .processes`: several caches write one directory. Two caches in one process hold
+/// separate descriptors, so their locks exclude each other as two processes' would.
+@Suite(.tags(.concurrency)) struct SharedDirectoryTests {
+    let directory = TemporaryDirectory()
+
+    private func open(
+        maxSize: Int = 1 << 20, syncsWrites: Bool = false, segmentSize: Int64? = nil, compactsInBackground: Bool = true
+    ) throws -> DiskLRUCache {
+        var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: .packed)
+        options.sharing = .processes
+        options.compactsInBackground = compactsInBackground
+        if let segmentSize { options.packedSegmentSize = segmentSize }
+        return try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize, options: options)
+    }
+
+    private func value(_ text: String) -> [Data] { [Data(text.utf8)] }
+
+    private func read(_ cache: DiskLRUCache, _ key: String) throws -> String? {
+        try cache.data(forKey: key).map { String(decoding: $0[0], as: UTF8.self) }
+    }
+
+    @Test func aWriteOfOneCacheIsReadByTheOtherAtOnce() throws {
+        let first = try open()
+        let second = try open()
+        try first.setData(value("one"), forKey: "a")
+        #expect(try read(second, "a") == "one")
+        try second.setData(value("two"), forKey: "a")
+        #expect(try read(first, "a") == "two")
+        try second.setData(value("three"), forKey: "b")
+        _ = try first.removeValue(forKey: "b")
+        #expect(try read(second, "b") == nil)
+        #expect(first.count == 1)
+        #expect(second.count == 1)
+        #expect(first.size == 3)
+        #expect(second.size == 3)
+        try first.close()
+        try second.close()
+        let reopened = try open()
+        #expect(try read(reopened, "a") == "two")
+        #expect(try read(reopened, "b") == nil)
+    }
+
+    @Test func bothWriteInTurnAndEveryValueReopens() throws {
+        let caches = [try open(segmentSize: 4096), try open(segmentSize: 4096)]
+        var expected: [String: String] = [:]
+        var generator = SplitMix(state: 11)
+        for step in 0..<2_000 {
+            let cache = caches[Int(generator.next() % 2)]
+            let key = "k\(generator.next() % 200)"
+            if generator.next() % 5 == 0 {
+                _ = try cache.removeValue(forKey: key)
+                expected[key] = nil
+            } else {
+                let text = "\(key)-\(step)-" + String(repeating: "x", count: Int(generator.next() % 300))
+                try cache.setData(value(text), forKey: key)
+                expected[key] = text
+            }
+        }
+        for cache in caches {
+            for (key, text) in expected { #expect(try read(cache, key) == text) }
+            #expect(cache.count == expected.count)
+        }
+        for cache in caches { try cache.compact() }
+        for cache in caches {
+            for (key, text) in expected { #expect(try read(cache, key) == text) }
+        }
+        for cache in caches { try cache.close() }
+        let reopened = try open()
+        #expect(reopened.count == expected.count)
+        for (key, text) in expected { #expect(try read(reopened, key) == text) }
+        // A directory written this way opens as any packed directory.
+        try reopened.close()
+        let single = try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(storage: .packed))
+        for (key, text) in expected { #expect(try read(single, key) == text) }
+    }
+
+    @Test func oneBudgetForBoth() throws {
+        let first = try open(maxSize: 20_000)
+        let second = try open(maxSize: 20_000)
+        for index in 0..<200 {
+            let cache = index % 2 == 0 ? first : second
+            try cache.setData([Data(repeating: 1, count: 500)], forKey: "k\(index)")
+        }
+        first.waitForBackgroundWork()
+        second.waitForBackgroundWork()
+        try first.flush()
+        #expect(first.size <= 20_000)
+        #expect(second.size == first.size)
+        // The most recent writes of both are kept.
+        #expect(try first.data(forKey: "k199") != nil)
+        #expect(try second.data(forKey: "k198") != nil)
+        #expect(try second.data(forKey: "k0") == nil)
+    }
+
+    @Test func aRebuildByOneIsFollowedByTheOther() throws {
+        let first = try open()
+        let second = try open()
+        for index in 0..<3_000 { try first.setData(value("v\(index % 7)"), forKey: "k\(index % 50)") }
+        try first.compact()
+        #expect(try read(second, "k3") == "v\((2_950 + 3) % 7)")
+        try second.setData(value("after"), forKey: "k3")
+        try first.setData(value("again"), forKey: "k4")
+        #expect(try read(first, "k3") == "after")
+        #expect(try read(second, "k4") == "again")
+        try first.close()
+        try second.close()
+        let reopened = try open()
+        #expect(try read(reopened, "k3") == "after")
+        #expect(try read(reopened, "k4") == "again")
+        #expect(reopened.count == 50)
+    }
+
+    @Test func aTornLineOfAKilledWriterIsCutOff() throws {
+        let first = try open()
+        try first.setData(value("kept"), forKey: "a")
+        // What a writer killed in the middle of its append leaves.
+        let journal = directory.url.appending(path: "journal")
+        let handle = try FileHandle(forWritingTo: journal)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("CLEAN torn 12 3 4".utf8))
+        try handle.close()
+        let second = try open()
+        try second.setData(value("next"), forKey: "b")
+        #expect(try read(first, "b") == "next")
+        #expect(try read(first, "a") == "kept")
+        try first.close()
+        try second.close()
+        let text = try String(contentsOf: journal, encoding: .utf8)
+        #expect(!text.contains("torn"))
+        let reopened = try open()
+        #expect(try read(reopened, "b") == "next")
+        #expect(reopened.recoveryReport.damagedJournalLines == 0)
+    }
+
+    @Test func aSingleWriterAndASharingCacheExcludeEachOther() throws {
+        let shared = try open()
+        expectError(.directoryLocked) {
+            _ = try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20,
+                options: DiskLRUCache.Options(storage: .packed))
+        }
+        try shared.close()
+        let single = try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20,
+            options: DiskLRUCache.Options(storage: .packed))
+        expectError(.directoryLocked) { _ = try open() }
+        try single.close()
+    }
+
+    @Test func fileStorageLargeValuesAndPinsAreRefused() throws {
+        var options = DiskLRUCache.Options(storage: .files)
+        options.sharing = .processes
+        expectError(.invalidConfiguration) {
+            _ = try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20,
+                options: options)
+        }
+        let cache = try open()
+        expectError(.invalidConfiguration) {
+            try cache.setData([Data(count: DiskLRUCache.Storage.defaultInlineLimit + 1)], forKey: "big")
+        }
+        #expect(try cache.data(forKey: "big") == nil)
+        try cache.setData(value("small"), forKey: "small")
+        expectError(.invalidConfiguration) { _ = try cache.pin("small") }
+    }
+
+    @Test func concurrentWritersOfBothKeepEveryLastValue() throws {
+        let caches = [try open(segmentSize: 8192), try open(segmentSize: 8192)]
+        let lastValues = LockedState<[String: String]>([:])
+        let errors = LockedState<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            let cache = caches[thread % 2]
+            do {
+                for step in 0..<300 {
+                    let key = "t\(thread)-\(step % 40)"
+                    let text = "\(thread)-\(step)"
+                    try cache.setData([Data(text.utf8)], forKey: key)
+                    lastValues.withLock { $0[key] = text }
+                    // Read by the other cache once the write returned.
+                    let seen = try caches[(thread + 1) % 2].data(forKey: key).map {
+                        String(decoding: $0[0], as: UTF8.self)
+                    }
+                    if seen != text { errors.withLock { $0.append("\(key): \(seen ?? "nil") for \(text)") } }
+                }
+            } catch {
+                errors.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(errors.withLock { $0 } == [])
+        for cache in caches {
+            for (key, text) in lastValues.withLock({ $0 }) { #expect(try read(cache, key) == text) }
+        }
+    }
+}
