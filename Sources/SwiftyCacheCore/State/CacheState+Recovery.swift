@@ -319,6 +319,14 @@ extension CacheState {
     @discardableResult
     mutating func restoreVanishedDirectory() throws(CacheError) -> Bool {
         guard try !directory.exists() else { return false }
+        if isShared {
+            // The others' locks went with it: which cache recreates it, and with whose locks,
+            // no cache can tell. Each throws until it is opened again.
+            var error = CacheError.ioFailure(
+                SystemCallFailure(call: "stat", errno: Errno.noEntry), operation: .commit, path: directory.path)
+            error.message += "; the cache directory was deleted while several processes shared it: open it again"
+            throw error
+        }
         try directory.create()
         let newLock = try directory.acquireLock()
         lock?.release(using: fileSystem)

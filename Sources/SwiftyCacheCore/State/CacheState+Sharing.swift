@@ -95,7 +95,12 @@ extension CacheState {
     mutating func catchUpWithOthers(cutsTornTail: Bool) throws(CacheError) {
         guard isShared, !isClosed else { return }
         let fileSystem = fileSystem
-        if var view = sharedView {
+        // Under the operation lock the name is checked too: a rebuild killed before it unlinked
+        // `journal.bkp` leaves the old file linked, and nobody may append to it any more.
+        if cutsTornTail, let view = sharedView, !view.isCurrent(path: directory.journalPath, fileSystem: fileSystem) {
+            try? fileSystem.removeFileIfPresent(directory.backupJournalPath)
+            try reloadSharedJournal()
+        } else if var view = sharedView {
             switch view.look(fileSystem: fileSystem) {
             case .unchanged:
                 return

@@ -32,8 +32,30 @@ extension PackedStorage {
     /// With `countsDamage` false, a damaged record is not counted in ``corruptRecordCount``:
     /// for a first attempt whose caller reads again the validating way, which counts it.
     ///
+    /// Where other caches write too, a record that does not check out is read once more
+    /// through a new descriptor when the one kept open is no longer the file at the segment's
+    /// name (another cache compacted the segment away and a new one took its number).
+    ///
     /// - Complexity: One `pread` (`preadv2` with `RWF_NOWAIT` when `cachedOnly`).
     func readRecord(
+        key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
+    ) throws(CacheError) -> ReadResult<RecordBytes> {
+        guard isShared, !cachedOnly else {
+            return try readRecordOnce(
+                key: key, location: location, lengths: lengths, cachedOnly: cachedOnly, countsDamage: countsDamage)
+        }
+        let result = try readRecordOnce(
+            key: key, location: location, lengths: lengths, cachedOnly: false, countsDamage: false)
+        if case .found = result { return result }
+        guard forgetStaleSegment(location.segment) else {
+            if countsDamage, case .missing = result { noteDamagedRecord() }
+            return result
+        }
+        return try readRecordOnce(
+            key: key, location: location, lengths: lengths, cachedOnly: false, countsDamage: countsDamage)
+    }
+
+    private func readRecordOnce(
         key: String, location: ValueLocation, lengths: SlotLengths, cachedOnly: Bool, countsDamage: Bool
     ) throws(CacheError) -> ReadResult<RecordBytes> {
         let size = Int(recordSize(lengths: lengths))

@@ -79,6 +79,11 @@ extension PackedStorage {
             if let eldest { open[eldest.number] = nil }
         }
 
+        /// Stops keeping segment `number` open (its descriptor closes once no read holds it).
+        mutating func forgetOpen(_ number: UInt32) {
+            open[number] = nil
+        }
+
         /// Stops keeping every segment open.
         mutating func closeAll() {
             open.removeAll()

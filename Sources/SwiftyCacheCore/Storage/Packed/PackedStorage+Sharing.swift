@@ -29,6 +29,8 @@ extension PackedStorage {
         let written = end - Int64(Self.segmentHeader.count)
         if written > (known ?? 0) { segments.addRecordBytes(written - (known ?? 0), in: number) }
         if number >= segments.nextNumber { segments.nextNumber = number &+ 1 }
+        // A number this cache retired, taken again by another cache's new segment.
+        if segments.retired.remove(number) != nil { segments.forgetOpen(number) }
     }
 
     /// Claims segment `number` for compaction: an exclusive `flock` on a descriptor of its
@@ -63,6 +65,23 @@ extension PackedStorage {
         }
         state.withLock { $0.claims[number] = fd }
         return true
+    }
+
+    /// Whether segment `number` was known by a file that is no longer the one its name holds
+    /// (or by no file: retired here, then created again by another cache); if so it is
+    /// forgotten, and the next read opens the file the name holds.
+    ///
+    /// - Complexity: an `fstat` and an `lstat`, on a read that failed only.
+    func forgetStaleSegment(_ number: UInt32) -> Bool {
+        guard let current = try? fileSystem.status(atPath: segmentPath(number)) else { return false }
+        return state.withLock { segments in
+            if segments.retired.remove(number) != nil { return true }
+            guard let open = segments.lookUp(number),
+                (try? fileSystem.status(of: open.fd))?.identity != current.identity
+            else { return false }
+            segments.forgetOpen(number)
+            return true
+        }
     }
 
     func releaseClaims() {
