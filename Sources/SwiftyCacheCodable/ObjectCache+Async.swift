@@ -132,9 +132,11 @@ extension ObjectCache {
     }
 
     func loadIntoMemory(_ key: Key) throws {
+        let othersChanges = memory.othersChangeCount(if: sharesDirectory)
         guard let loaded = try load(key, now: clock()) else { return }
         if memory.storeLoaded(
-            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)
+            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created,
+            othersSince: othersChanges)
         {
             trimMemory(after: key)
         }

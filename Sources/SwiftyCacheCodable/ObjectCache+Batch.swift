@@ -44,6 +44,7 @@ extension ObjectCache {
         while start < values.count {
             let end = min(values.count, start + Self.batchLimit)
             var mayNeedTrim: [Bool] = []
+            let othersChanges = memory.othersChangeCount(if: sharesDirectory)
             try writeBatch(
                 encoded[start..<end].map { ($0.engineKey, $0.slots) }, operation: .set,
                 whileHeld: { _ in
@@ -52,6 +53,11 @@ extension ObjectCache {
                         let (key, value) = values[index]
                         return memory.withLock(for: key) { tier in
                             tier.statistics.saves += 1
+                            // As in `set`: nothing kept across another process's change.
+                            guard memory.othersChangesUnchanged(since: othersChanges) else {
+                                tier.remove(key)
+                                return false
+                            }
                             return tier.storeWritten(
                                 value, forKey: key, cost: encoded[index].cost, expires: expires, created: now)
                         }
@@ -91,9 +97,11 @@ extension ObjectCache {
                     firstFailure = firstFailure ?? error
                 }
             }
+            let othersChanges = memory.othersChangeCount(if: sharesDirectory)
             do {
                 // Under the batch's stripes: a value a `set` replaced since it was picked is left
-                // out (the newer one is on disk already), the others are marked saved.
+                // out (the newer one is on disk already), the others are marked saved (or, after
+                // another process's change followed meanwhile, dropped: it may be older on disk).
                 try writeBatch(writes, operation: operation) { write in
                     let item = written[write].pending
                     return memory.inspect(for: item.key) { $0.holdsUnsaved(item.key, version: item.version) }
@@ -103,6 +111,7 @@ extension ObjectCache {
                         memory.withLock(for: item.key) {
                             $0.statistics.saves += 1
                             $0.markSaved(item.key, version: item.version, cost: cost)
+                            if !memory.othersChangesUnchanged(since: othersChanges) { _ = $0.removeIfSaved(item.key) }
                         }
                     }
                 }

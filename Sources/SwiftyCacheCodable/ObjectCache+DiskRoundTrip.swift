@@ -147,6 +147,8 @@ extension ObjectCache {
         }
         let keyBytes = try encodeKey(key, operation: .value)
         let engineKey = keyHasher.engineKey(for: keyBytes)
+        rememberName(engineKey, of: key)
+        let othersChanges = memory.othersChangeCount(if: sharesDirectory)
         let slots: [Data]
         switch try diskCall(key, operation: .value, { try disk.dataIfInMemory(forKey: engineKey) }) {
         case .found(let found): slots = found
@@ -160,7 +162,8 @@ extension ObjectCache {
         }
         memory.countDiskHit(key)
         let stored = memory.storeLoaded(
-            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)
+            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created,
+            othersSince: othersChanges)
         return .found((loaded.value, stored ? memory.trim(after: key) : []))
     }
 

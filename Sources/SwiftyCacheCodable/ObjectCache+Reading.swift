@@ -38,13 +38,15 @@ extension ObjectCache {
                 break
             }
         }
+        let othersChanges = memory.othersChangeCount(if: sharesDirectory)
         guard let loaded = try load(key, now: now) else {
             memory.countMiss(key)
             return nil
         }
         memory.countDiskHit(key)
         if memory.storeLoaded(
-            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created)
+            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created,
+            othersSince: othersChanges)
         {
             trimMemory(after: key)
         }

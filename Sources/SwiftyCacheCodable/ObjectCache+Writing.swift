@@ -20,10 +20,16 @@ extension ObjectCache {
         let now = clock()
         let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
         // Memory takes the value under the write's stripe: a save of an older unsaved value
-        // then sees it and leaves the disk alone.
+        // then sees it and leaves the disk alone. Where other processes write too, one of
+        // their changes followed meanwhile may have replaced it on disk: memory keeps nothing.
+        let othersChanges = memory.othersChangeCount(if: sharesDirectory)
         let mayNeedTrim = try write(value, forKey: key, created: now, expires: expires, operation: .set) { cost in
             memory.withLock(for: key) { tier in
                 tier.statistics.saves += 1
+                guard memory.othersChangesUnchanged(since: othersChanges) else {
+                    tier.remove(key)
+                    return false
+                }
                 return tier.storeWritten(value, forKey: key, cost: cost, expires: expires, created: now)
             }
         }.result

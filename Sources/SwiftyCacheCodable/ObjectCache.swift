@@ -75,6 +75,10 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
     let warmStart = LockedState<Task<Void, Never>?>(nil)
     /// Whether the cache joined ``MemoryPressureRelay/shared``.
     let followsMemoryPressure: Bool
+    /// Whether other processes write the directory too (``ObjectCacheConfiguration/sharing``):
+    /// memory then drops what they change, and keeps nothing read or written across one of
+    /// their changes.
+    @usableFromInline let sharesDirectory: Bool
 
     /// Opens (or creates) an object cache in `directory`.
     ///
@@ -196,10 +200,15 @@ public final class ObjectCache<Key: Hashable & Codable & Sendable, Value: Codabl
         self.eventHandler = eventHandler
         self.attachmentCount = attachmentCount
         self.writeStripes = (0..<64).map { _ in WriteStripe() }
+        self.sharesDirectory = options.sharing == .processes
         disk.changeHub.install(
             Self.engineTap(
                 typed: changeHub, names: engineNames, memory: memory, isReadOnly: options.isReadOnly,
+                sharesDirectory: sharesDirectory,
                 firstValue: { [weak disk] name in try? disk?.peekSnapshot(forKey: name)?.readData(at: 0) }))
+        // The other processes' changes reach memory as they journal them, not only at this
+        // process's next disk access.
+        if sharesDirectory { disk.followWriter() }
         if followsMemoryPressure { MemoryPressureRelay.shared.add(self) }
         startWarmStart()
     }

@@ -55,6 +55,16 @@ public struct ObjectCacheConfiguration: Sendable {
     /// write. Every write throws ``ObjectCacheError/Code/readOnly``. The default is `false`.
     public var isReadOnly: Bool
 
+    /// Whether other processes write the directory too (an app and its extensions in an
+    /// app-group container, a server's workers): `DiskLRUCache.Sharing.processes` lets every
+    /// cache that opens it with this setting write, each taking the directory's lock for one
+    /// operation at a time, and keeps each one's memory from serving a value another process
+    /// replaced or removed (it drops it as soon as it sees the other's journal line, within
+    /// milliseconds). The default, `.singleProcess`, is one writer at a time. Needs packed
+    /// storage; a new directory then packs values of up to 1 MiB in its records (see
+    /// `DiskLRUCache.Sharing` and <doc:SharingADirectory>).
+    public var sharing: DiskLRUCache.Sharing = .singleProcess
+
     /// Your value type's version. Opening a cache last opened with another version starts with
     /// an empty cache, unless a ``SchemaMigration`` passed to the cache reads that version (see
     /// <doc:MigratingValues>). The default is 1.
@@ -155,6 +165,12 @@ public struct ObjectCacheConfiguration: Sendable {
         options.migratesFileStorage = storage != .files
         options.maxPinnedSize = maxPinnedDiskSize
         options.maxSizeBoundsDirectory = true
+        options.sharing = sharing
+        // Sharing keeps every value in a record: a new directory takes the largest inline limit
+        // (an existing one keeps its own).
+        if sharing == .processes && storage == .packed {
+            options.storage = .packed(inlineLimit: DiskLRUCache.Storage.maximumInlineLimit)
+        }
         return options
     }
 }

@@ -21,6 +21,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         var callsByName: [String: Int] = [:]
         var writeHold: (threshold: Int, hold: CallHold)?
         var unlinkHold: (pathSubstring: String, hold: CallHold)?
+        var readHold: (sizes: Range<Int>, hold: CallHold)?
         var pageCache = PageCache.unknown
         /// With ``recordSyncs()``: each file's size at its last successful `fsync`, by identity.
         var syncedSizes: [FileIdentity: Int64]?
@@ -70,6 +71,15 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func holdNextWrite(largerThan bytes: Int) -> CallHold {
         let hold = CallHold()
         plan.withLock { $0.writeHold = (bytes, hold) }
+        return hold
+    }
+
+    /// Holds the next `read` into a buffer of a size in `sizes`, *after* it read, until the
+    /// returned hold is released: the caller then goes on with what it read before whatever
+    /// happened meanwhile.
+    package func holdNextRead(ofSizeIn sizes: Range<Int>) -> CallHold {
+        let hold = CallHold()
+        plan.withLock { $0.readHold = (sizes, hold) }
         return hold
     }
 
@@ -167,7 +177,14 @@ package final class FaultInjectingFileSystem: FileSystem {
         -> Int
     {
         try check("read")
-        return try base.read(fd, into: buffer, at: offset)
+        let count = try base.read(fd, into: buffer, at: offset)
+        let hold = plan.withLock { plan -> CallHold? in
+            guard let (sizes, hold) = plan.readHold, sizes.contains(buffer.count) else { return nil }
+            plan.readHold = nil
+            return hold
+        }
+        if let hold, let errno = hold.holdAndWaitForRelease() { throw SystemCallFailure(call: "read", errno: errno) }
+        return count
     }
     package func readIfCached(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
         throws(SystemCallFailure) -> Int?

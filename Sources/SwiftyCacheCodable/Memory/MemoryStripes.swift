@@ -34,6 +34,10 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     final class Totals: Sendable {
         @usableFromInline let count = Atomic<Int>(0)
         @usableFromInline let cost = Atomic<Int>(0)
+        /// Changes other processes made to the directory, as the engine followed them (a cache
+        /// that shares its directory): a value read or written before one of them is kept only
+        /// if none came meanwhile (see ``othersChangesUnchanged(since:)``).
+        @usableFromInline let othersChanges = Atomic<UInt64>(0)
 
         @usableFromInline init() {}
     }
@@ -153,11 +157,52 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func countDiskHit(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.diskHits) }
 
     /// Keeps a value read from disk unless the tier keeps nothing or a newer value arrived
-    /// meanwhile. Returns whether it stored the value, so that the caller trims.
+    /// meanwhile, or (with `othersSince`, where other processes write the directory too)
+    /// another process changed the directory since the read began. Returns whether it stored
+    /// the value, so that the caller trims.
     @inlinable
-    func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date) -> Bool {
+    func storeLoaded(
+        _ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date, othersSince: UInt64? = nil
+    ) -> Bool {
         guard !keepsNothing else { return false }
-        return withLock(for: key) { $0.storeLoaded(value, forKey: key, cost: cost, expires: expires, created: created) }
+        return withLock(for: key) {
+            guard othersChangesUnchanged(since: othersSince) else { return false }
+            return $0.storeLoaded(value, forKey: key, cost: cost, expires: expires, created: created)
+        }
+    }
+
+    /// The count of other processes' changes followed so far, for a read or write that must
+    /// not keep in memory what one of them replaced meanwhile; `nil` where nobody else writes.
+    @inlinable
+    func othersChangeCount(if sharesDirectory: Bool) -> UInt64? {
+        sharesDirectory ? totals.othersChanges.load(ordering: .sequentiallyConsistent) : nil
+    }
+
+    /// Whether no change of another process was followed since `count` (always, for `nil`).
+    /// Checked under a stripe's lock: a change is counted before its key is dropped under
+    /// that lock, so a value checked here either is dropped after, or is not stored.
+    @inlinable
+    func othersChangesUnchanged(since count: UInt64?) -> Bool {
+        count.map { $0 == totals.othersChanges.load(ordering: .sequentiallyConsistent) } ?? true
+    }
+
+    /// Drops the saved value of `key` that another process changed on disk (an unsaved one
+    /// stays: its `save()` writes over the other's, last writer wins).
+    func dropChangedByOthers(_ key: Key) {
+        totals.othersChanges.add(1, ordering: .sequentiallyConsistent)
+        withLock(for: key) { _ = $0.removeIfSaved(key) }
+    }
+
+    /// Counts a change of another process to an entry whose key this process never read or
+    /// wrote (so none of its values is in memory).
+    func noteChangedByOthers() {
+        totals.othersChanges.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Drops every saved value, after a change of another process whose keys are not known.
+    func dropAllChangedByOthers() {
+        totals.othersChanges.add(1, ordering: .sequentiallyConsistent)
+        updateEach { $0.removeAllSaved() }
     }
 
     /// Runs `body` on the stripe that holds `key`, with exclusive access.

@@ -254,6 +254,17 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         return true
     }
 
+    /// Drops every saved value; unsaved ones stay.
+    ///
+    /// - Complexity: O(values).
+    mutating func removeAllSaved() {
+        let saved = items.indicesInStorageOrder.compactMap { index -> Key? in
+            guard let key = items.key(at: index), let item = items.value(at: index), !item.isUnsaved else { return nil }
+            return key
+        }
+        for key in saved { remove(key) }
+    }
+
     mutating func removeAll() {
         items.removeAll()
         totalCost = 0

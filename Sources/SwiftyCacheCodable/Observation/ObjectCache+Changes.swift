@@ -33,7 +33,7 @@ extension ObjectCache {
     ///   writes or reads (to report evictions by key): O(keys touched) memory.
     public func changes(bufferingKeys keyLimit: Int = 10_000) -> ObjectCacheChanges<Key> {
         let changes = ObjectCacheChanges(subscription: ChangeSubscription(hub: changeHub, keyLimit: keyLimit))
-        if isReadOnly { disk.followWriter() }
+        if isReadOnly || sharesDirectory { disk.followWriter() }
         return changes
     }
 
@@ -82,7 +82,7 @@ extension ObjectCache {
     /// engine's eviction of it is reported by key.
     @usableFromInline
     func rememberName(_ engineKey: String, of key: Key) {
-        guard changeHub.isObserved || isReadOnly else { return }
+        guard changeHub.isObserved || isReadOnly || sharesDirectory else { return }
         engineNames.withLock { $0[engineKey] = key }
     }
 
@@ -101,11 +101,15 @@ extension ObjectCache {
     /// it can, it remembers the name of every key it loads, observed or not.
     static func engineTap(
         typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>,
-        memory: MemoryStripes<Key, Value>, isReadOnly: Bool, firstValue: @escaping @Sendable (String) -> Data?
+        memory: MemoryStripes<Key, Value>, isReadOnly: Bool, sharesDirectory: Bool = false,
+        firstValue: @escaping @Sendable (String) -> Data?
     ) -> ChangeHub<CacheChange>.Tap {
         let followed = FollowedChanges<Key>()
         return ChangeHub<CacheChange>.Tap(
             record: { change in
+                // Where other processes write too, their changes are followed as a read-only
+                // cache follows its writer's; this process's own are reported by the cache.
+                let isReadOnly = isReadOnly || change.isFromAnotherCache
                 guard typed.isObserved || isReadOnly else { return }
                 let name = change.key
                 var key = name.flatMap { name in names.withLock { $0[name] } }
@@ -113,7 +117,18 @@ extension ObjectCache {
                     key = FollowedChanges<Key>.key(inEnvelope: former)
                     if let key { names.withLock { $0[name] = key } }
                 }
-                if isReadOnly, let key, change.kind != .cleared {
+                if change.isFromAnotherCache {
+                    // Counted first, so that nothing read or written across it is kept.
+                    // A name never seen here is no value in memory (every key read or written here
+                    // is remembered): only counted.
+                    if change.kind == .cleared {
+                        memory.dropAllChangedByOthers()
+                    } else if let key {
+                        memory.dropChangedByOthers(key)
+                    } else {
+                        memory.noteChangedByOthers()
+                    }
+                } else if isReadOnly, let key, change.kind != .cleared {
                     memory.withLock(for: key) { _ = $0.remove(key) }
                 } else if isReadOnly, change.kind == .cleared {
                     memory.updateEach { $0.removeAll() }
@@ -143,7 +158,9 @@ extension ObjectCache {
                 }
             },
             afterUnlock: {
-                if isReadOnly { followed.drain(into: typed, names: names, firstValue: firstValue) }
+                if isReadOnly || sharesDirectory {
+                    followed.drain(into: typed, names: names, firstValue: firstValue)
+                }
                 typed.deliverReady()
             })
     }

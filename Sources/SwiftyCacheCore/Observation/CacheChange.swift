@@ -30,6 +30,10 @@ public struct CacheChange: Sendable, Hashable, CustomStringConvertible {
     /// from its last record, in packed storage), so that a layer above can tell which of its
     /// keys the entry held; `nil` otherwise. Not part of the change's identity.
     package var formerFirstValue: Data?
+    /// Whether another cache made the change: one that shares the directory
+    /// (``DiskLRUCache/Sharing/processes``), followed from its journal lines. Not part of the
+    /// change's identity.
+    package var isFromAnotherCache = false
 
     /// A change of `key`, or of every key when `key` is `nil`.
     public init(key: String?, kind: Kind) {

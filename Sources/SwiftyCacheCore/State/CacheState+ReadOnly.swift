@@ -154,7 +154,7 @@ extension CacheState {
     /// The first value of a removed entry's last record, if the writer has not compacted it
     /// away: one `pread` of a record whose key and checksum are checked (a record moved or
     /// reused is `nil`, and not counted as damage).
-    private func formerFirstValue(key: String, location: ValueLocation, lengths: SlotLengths) -> Data? {
+    func formerFirstValue(key: String, location: ValueLocation, lengths: SlotLengths) -> Data? {
         guard let records,
             case .found(let record)? = try? records.readRecord(
                 key: key, location: location, lengths: lengths, cachedOnly: false, countsDamage: false),

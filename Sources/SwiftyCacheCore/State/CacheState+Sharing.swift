@@ -128,7 +128,9 @@ extension CacheState {
     /// Replays the journal another cache replaced, and tells observers to read again.
     private mutating func reloadSharedJournal() throws(CacheError) {
         try loadSharedJournal()
-        changes.record(key: nil, kind: .cleared)
+        var change = CacheChange(key: nil, kind: .cleared)
+        change.isFromAnotherCache = true
+        changes.record(change)
     }
 
     /// Replays the journal as it is into an empty index, with no repair: entries another
@@ -174,6 +176,8 @@ extension CacheState {
         if journal.fd < 0 || (try? fileSystem.status(of: journal.fd))?.identity != status.identity {
             try journal.reopenForAppending()
         }
+        // Another cache's first batch rewrote the journal under the batch magic: kept.
+        if let header = try? directory.journalHeader(), header.marksBatches { journal.marksBatches = true }
         noteGarbage()
     }
 
@@ -241,10 +245,20 @@ extension CacheState {
                 at: location, size: recordSize(lengths),
                 replacing: before.map { ($0.location, recordSize($0.lengths)) })
             noteSupersededLine(replacing: before != nil)
-            changes.record(key: String(decoding: key, as: UTF8.self), kind: .committed)
+            var change = CacheChange(key: String(decoding: key, as: UTF8.self), kind: .committed)
+            change.isFromAnotherCache = true
+            changes.record(change)
         case .remove:
             guard let index else { return }
+            var change = CacheChange(key: String(decoding: key, as: UTF8.self), kind: .removed)
+            change.isFromAnotherCache = true
             if let before {
+                // For a layer above that names its keys in the values (read before the record
+                // can be compacted away), while someone observes.
+                if changes.isObserved, let name = change.key {
+                    change.formerFirstValue = formerFirstValue(
+                        key: name, location: before.location, lengths: before.lengths)
+                }
                 size -= (before.lengths.total ?? 0)
                 packed.noteOthersRelease(at: before.location, size: recordSize(before.lengths))
             }
@@ -256,7 +270,7 @@ extension CacheState {
                 table.remove(at: index)
             }
             redundantOpCount += 1
-            changes.record(key: String(decoding: key, as: UTF8.self), kind: .removed)
+            changes.record(change)
         }
     }
 }
