@@ -17,6 +17,10 @@ struct NotesLibrary: Sendable {
         /// Whether the system may purge the pages; chosen when the library is created
         /// (`--durable`), `nil` in a library an earlier version made (purgeable).
         var storageClass: CacheStorageClass?
+        /// Whether several commands may write at once (`sharing: .processes`): `true` in a
+        /// library this version creates, whose pages are kept in records of up to 1 MiB; `nil` in
+        /// one an earlier version made, whose records are smaller: one writer at a time there.
+        var sharesWriters: Bool?
     }
 
     let root: URL
@@ -97,6 +101,7 @@ struct NotesLibrary: Sendable {
             isNew = false
         case .missing, .empty: break
         }
+        if isNew { settings.sharesWriters = true }
         let storageClass = settings.storageClass ?? (durable && isNew ? .durable : .purgeable)
         if durable && storageClass != .durable {
             throw FetchError(
@@ -107,7 +112,7 @@ struct NotesLibrary: Sendable {
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let markerPath = root.appending(path: markerName).path(percentEncoded: false)
-            if !FileManager.default.fileExists(atPath: markerPath) || settings.storageClass != storageClass {
+            if !FileManager.default.fileExists(atPath: markerPath) || settings.storageClass != storageClass || isNew {
                 settings.storageClass = storageClass
                 try write(settings, to: root)
             }
@@ -139,11 +144,13 @@ struct NotesLibrary: Sendable {
         do {
             let store = CacheStore(
                 directory: root, storageClass: settings.storageClass ?? .purgeable, readOnly: readOnly)
+            var configuration = ObjectCacheConfiguration(
+                maxDiskSize: settings.maxSize, memoryLimit: 64, schemaVersion: Page.schemaVersion)
+            // A `fetch` while a `sync` runs, two `sync`s of different sites: every writer
+            // takes the cache's lock for one write at a time. Readers read beside them anyway.
+            if settings.sharesWriters == true && !readOnly { configuration.sharing = .processes }
             pages = try store.objects(
-                namespace, of: Page.self, keyType: URL.self,
-                configuration: ObjectCacheConfiguration(
-                    maxDiskSize: settings.maxSize, memoryLimit: 64, schemaVersion: Page.schemaVersion),
-                migrations: Page.migrations)
+                namespace, of: Page.self, keyType: URL.self, configuration: configuration, migrations: Page.migrations)
         } catch let error as ObjectCacheError {
             // The store wraps the engine's error; its code says why the directory did not open.
             let cause = error.cause as? CacheError

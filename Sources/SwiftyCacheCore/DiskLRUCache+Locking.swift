@@ -96,9 +96,12 @@ extension DiskLRUCache {
         }
         return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
             defer {
+                // Sharing: pins changed in this hold are written before the operation lock goes.
+                state.leaveExclusive()
                 if writesReadLines { readLines = state.takeReadFlush() }
                 trash = state.takeTrashToUnlink()
-                if state.pinsGeneration != state.pinsDurableGeneration, !state.isReadOnly {
+                // (Sharing: only under the operation lock, by the next hold that takes it.)
+                if state.pinsGeneration != state.pinsDurableGeneration, !state.isReadOnly, !state.isShared {
                     pinsToWrite = state.pinsToWrite
                     // Claimed: written once, by this call.
                     state.pinsDurableGeneration = state.pinsGeneration
@@ -107,7 +110,6 @@ extension DiskLRUCache {
                     unlinking = state.trashBeingUnlinked
                     unlinkFailures = state.trashUnlinkFailures
                 }
-                state.leaveExclusive()
                 state.checkInvariants()
             }
             if catchesUp { try? state.catchUpWithOthers(cutsTornTail: false) }

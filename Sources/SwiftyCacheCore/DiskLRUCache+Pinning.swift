@@ -22,7 +22,10 @@ extension DiskLRUCache {
     @discardableResult
     public func pin(_ key: String) throws -> Bool {
         try validateForReading(key, operation: .pin)
-        guard let change = try locked(operation: .pin, key: key, { try $0.pin(key: key) }) else { return false }
+        guard
+            let change = try locked(
+                operation: .pin, key: key, { state in try state.pin(key: key).map { try state.writePinsIfShared($0) } })
+        else { return false }
         if let change { try writePins(change) }
         return true
     }
@@ -38,7 +41,7 @@ extension DiskLRUCache {
         try validateForReading(key, operation: .unpin)
         let (wasPinned, change) = try locked(operation: .unpin, key: key) { state in
             let wasPinned = state.pins.contains(key)
-            return (wasPinned, try state.unpin(key: key))
+            return (wasPinned, try state.writePinsIfShared(try state.unpin(key: key)))
         }
         if let change { try writePins(change) }
         return wasPinned

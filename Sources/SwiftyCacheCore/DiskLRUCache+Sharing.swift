@@ -35,7 +35,8 @@ extension DiskLRUCache {
     /// - With ``Options/syncsWrites`` a durable commit syncs its segment and then the journal
     ///   (two syncs; a single process's commits sync the segment alone), and commits of
     ///   concurrent threads do not share syncs.
-    /// - Pins (``DiskLRUCache/pin(_:)``) are refused: they are kept per process.
+    /// - Pins (``DiskLRUCache/pin(_:)``) hold for every cache: `journal.pins` is replaced under
+    ///   the lock, and each cache reads it again at its next write when it changed.
     /// - A journal rebuild is written under the lock in one hold (the others wait for it,
     ///   about 20 ms per 100,000 entries); the others then read the new journal whole.
     /// - A clean close leaves no saved index unless the cache is the last one open; the next

@@ -306,8 +306,35 @@ import Darwin
         #expect(listed.stdout.contains("a.html"))
         #expect(try cli.run(["show", server.url("/a.html").absoluteString]).stdout.contains("# Alpha"))
         #expect(try cli.run(["stats"]).status == 0)
-        // A second writer is refused with a clear message.
+        // A second writer writes beside it (the library shares its cache between writers).
+        server.setPage("/b.html", .init(Self.note("Beta", "more")))
+        let fetched = try cli.run(["fetch", server.url("/b.html").absoluteString])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try cli.run(["show", server.url("/b.html").absoluteString]).stdout.contains("# Beta"))
+        kill(running.process.processIdentifier, SIGINT)
+        running.process.waitUntilExit()
+        // What both wrote is there once the sync is gone.
+        let afterwards = try cli.run(["list"]).stdout
+        #expect(afterwards.contains("a.html") && afterwards.contains("b.html"), "\(afterwards)")
+    }
+
+    @Test func aLibraryOfAnEarlierVersionKeepsOneWriterAtATime() throws {
+        let server = try TestHTTPServer()
+        server.setPage("/a.html", .init(Self.note("Alpha", "text")))
+        #expect(try cli.run(["fetch", server.url("/a.html").absoluteString]).status == 0)
+        // The marker as an earlier version wrote it: no `sharesWriters`.
+        let marker = cacheURL.appending(path: "notes-offline.json")
+        var settings = try JSONSerialization.jsonObject(with: Data(contentsOf: marker)) as? [String: Any] ?? [:]
+        #expect(settings.removeValue(forKey: "sharesWriters") as? Bool == true)
+        try JSONSerialization.data(withJSONObject: settings).write(to: marker)
+        server.setPage("/slow.html", .init(Self.note("Slow", "late"), latency: .seconds(30)))
+        server.setPage("/index.html", .init("<a href=\"slow.html\">slow</a>"))
+        let running = try cli.start(["sync", server.url("/index.html").absoluteString])
+        let deadline = Date().addingTimeInterval(30)
+        while server.arrivals(at: "/slow.html") < 1 && Date() < deadline { usleep(2_000) }
+        // A second writer is refused with a clear message; readers still read.
         expectOneLineError(try cli.run(["clear"]), containing: "in use by another notes-offline")
+        #expect(try cli.run(["list"]).stdout.contains("a.html"))
         kill(running.process.processIdentifier, SIGINT)
         running.process.waitUntilExit()
     }

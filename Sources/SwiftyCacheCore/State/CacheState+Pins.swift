@@ -30,10 +30,6 @@ extension CacheState {
     /// - Complexity: O(pins), to add up their bytes.
     mutating func pin(key: String) throws(CacheError) -> (generation: UInt64, keys: [String])?? {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .pin, key: key) }
-        guard !isShared else {
-            throw CacheError.invalidConfiguration(
-                "pins are not kept in a directory several processes write (sharing: .processes)", operation: .pin)
-        }
         guard let index = table.index(of: key), table[index].isReadable else { return nil }
         guard !pins.contains(key) else { return .some(claimPinsToWrite()) }
         let limit = pinLimit
@@ -85,8 +81,6 @@ extension CacheState {
     ///
     /// - Complexity: O(keys in the record).
     mutating func loadPins() {
-        // Sharing: no pins (`journal.pins` stays for a single writer's next open).
-        guard !isShared else { return }
         let recorded = directory.readPins()
         pins = Set(recorded.filter { key in table.index(of: key).map { table[$0].isReadable } ?? false })
         if pins.count != recorded.count && !isReadOnly { pinsGeneration &+= 1 }

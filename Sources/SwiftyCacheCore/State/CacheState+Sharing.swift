@@ -67,12 +67,45 @@ extension CacheState {
             leaveExclusive()
             throw error
         }
+        followOthersPins()
+    }
+
+    /// Writes the pinned keys a change of this hold claimed, now, under the operation lock:
+    /// the others read `journal.pins` again when it changed (``followOthersPins()``), and a
+    /// set written after the lock could replace a newer one. Returns `change` unwritten where
+    /// nobody else writes (the caller writes it after the lock), `nil` once written.
+    mutating func writePinsIfShared(
+        _ change: (generation: UInt64, keys: [String])?
+    ) throws(CacheError) -> (generation: UInt64, keys: [String])? {
+        guard isShared, let change else { return change }
+        do {
+            try directory.writePins(change.keys)
+        } catch {
+            pinsDurableGeneration = .max
+            throw CacheError.ioFailure(error, operation: .pin, path: directory.pinsPath)
+        }
+        pinsFileStatus = try? fileSystem.status(atPath: directory.pinsPath)
+        return nil
+    }
+
+    /// Reads `journal.pins` again if another cache replaced it since this one last did.
+    ///
+    /// - Complexity: one `lstat`; O(pinned keys) when it changed.
+    private mutating func followOthersPins() {
+        let status = try? fileSystem.status(atPath: directory.pinsPath)
+        guard status != pinsFileStatus else { return }
+        pinsFileStatus = status
+        loadPins()
     }
 
     /// Releases the operation lock, once this cache's own lines are written: the view of the
     /// journal moves past them (they are in the index already).
     mutating func leaveExclusive() {
         guard holdsOperationLock, let lock = sharedLock else { return }
+        // Pins this hold changed (a pinned entry removed or evicted) are written under the lock.
+        if pinsGeneration != pinsDurableGeneration, !isReadOnly {
+            _ = try? writePinsIfShared(claimPinsToWrite())
+        }
         try? journal.flush(operation: .commit)
         if journal.fd >= 0, let status = try? fileSystem.status(of: journal.fd) {
             if let view = sharedView, view.identity == status.identity {

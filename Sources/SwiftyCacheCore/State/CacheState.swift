@@ -40,6 +40,8 @@ struct CacheState {
     var sharedLock: SharedDirectoryLock?
     var sharedView: SharedJournalView?
     var holdsOperationLock = false
+    /// Sharing: `journal.pins` as this cache last read or wrote it.
+    var pinsFileStatus: FileStatus?
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
     var redundantOpCount = 0
     /// Packed storage: reads that moved an entry in LRU order since the journal last recorded
