@@ -9,6 +9,7 @@ struct Options {
     var rounds = 5
     var workloads: Set<String> = [
         "engine", "scaling", "reopen", "object", "concurrency", "durability", "sqlite", "large", "schema", "warm-start",
+        "processes",
     ]
     var scalingSizes = [1_000, 10_000, 100_000]
     /// `--footprint-sizes`, in MiB.
@@ -23,7 +24,7 @@ struct Options {
 
     static let usage = """
         Usage: swiftycache-bench [--n N] [--value-size BYTES[,BYTES]] [--rounds R]
-                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint,schema,warm-start]
+                                 [--workload engine,scaling,reopen,object,concurrency,durability,sqlite,large,packed-profile,scale,coder,sqlite-notes,memory-hits,observation,footprint,schema,warm-start,processes]
                                  [--footprint-sizes 1,8,64]
                                  [--scaling 1000,10000,100000]
                                  [--json FILE] [--quick]
@@ -42,6 +43,10 @@ struct Options {
                          fetch-through hits against memory hits
           --workload warm-start  the first 1,000 reads of a launch (a fresh process), with and
                          without a warm start
+          --workload processes  a directory several processes write (sharing): one process's
+                         sets and gets against a single-process cache's, two processes against
+                         one and against SQLite in two processes, and the delay of a change
+                         from one process to another
           --charts       draws SVG charts (against SQLite, latency; scale with --scale-report)
                          from the JSON of earlier runs into --chart-dir (default docs/charts)
         """
@@ -143,6 +148,14 @@ enum SwiftyCacheBench {
             }
             if arguments.count == 5, arguments[1] == WarmStartWorkload.childFlag, let hot = Int(arguments[3]) {
                 try await WarmStartWorkload.child(mode: arguments[2], hot: hot, directory: URL(filePath: arguments[4]))
+                exit(0)
+            }
+            if arguments.count >= 2, arguments[1] == ProcessesWorkload.childFlag {
+                try ProcessesWorkload.child(Array(arguments.dropFirst(2)))
+                exit(0)
+            }
+            if arguments.count >= 2, arguments[1] == ProcessesWorkload.latencyFlag {
+                try ProcessesWorkload.latencyChild(Array(arguments.dropFirst(2)))
                 exit(0)
             }
             if arguments.count == 3, arguments[1] == ScaleWorkload.readChildFlag {
@@ -272,6 +285,12 @@ enum SwiftyCacheBench {
         }
         if options.workloads.contains("schema") {
             add(try await SchemaWorkloads(count: options.count, rounds: options.rounds, scratch: scratch).run())
+        }
+        if options.workloads.contains("processes") {
+            settle()
+            addDerived(
+                try await ProcessesWorkload(count: options.count, rounds: options.rounds, scratch: scratch).run(),
+                format: "%.2f")
         }
         if options.workloads.contains("warm-start") {
             addDerived(

@@ -162,6 +162,11 @@ final class SQLiteStore {
         _ = sqlite.reset(delete)
     }
 
+    /// Runs `sql` (a pragma, for instance).
+    func execute(_ sql: String) {
+        _ = sqlite.exec(database, sql, nil, nil, nil)
+    }
+
     /// Runs `body` in one transaction (`BEGIN` … `COMMIT`).
     func transaction(_ body: () throws -> Void) rethrows {
         _ = sqlite.exec(database, "BEGIN", nil, nil, nil)

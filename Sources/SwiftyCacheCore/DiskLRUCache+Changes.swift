@@ -23,6 +23,9 @@ extension DiskLRUCache {
     /// (evictions read as removals); a journal the writer rebuilt is one
     /// ``CacheChange/Kind/cleared`` change.
     ///
+    /// A cache that shares its directory (``Options/sharing``) delivers the other caches'
+    /// commits and removals the same way, as soon as it sees their journal lines.
+    ///
     /// - Parameter keyLimit: The most keys whose changes wait for the consumer; past that, one
     ///   ``CacheChange/Kind/overflowed`` change replaces them. The default is 10,000.
     /// - Returns: The changes, buffered from this call on.
@@ -30,7 +33,7 @@ extension DiskLRUCache {
     ///   subscribers, O(`s`) amortized under the cache's lock.
     public func changes(bufferingKeys keyLimit: Int = 10_000) -> CacheChanges {
         let changes = CacheChanges(subscription: ChangeSubscription(hub: changeHub, keyLimit: keyLimit))
-        if options.isReadOnly { followWriter() }
+        if options.isReadOnly || options.sharing.isShared { followWriter() }
         return changes
     }
 
@@ -42,7 +45,7 @@ extension DiskLRUCache {
             watcher = JournalWatcher(directory: cacheDirectory.path) { [weak self] in
                 guard let self else { return }
                 // A failure (the cache closed, an I/O error) is left for the next change or read.
-                _ = try? self.locked(operation: .refresh, access: .reads) { try $0.followWriter() }
+                _ = try? self.locked(operation: .refresh, access: .follows) { try $0.followWriter() }
             }
         }
     }

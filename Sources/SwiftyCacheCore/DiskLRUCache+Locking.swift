@@ -9,6 +9,9 @@ extension DiskLRUCache {
         case writes
         /// Only read it: the others' lines are applied without the lock.
         case reads
+        /// Follow the others: their lines are applied without the lock, the journal looked at
+        /// whatever the count of changes says (the watcher, woken by a line).
+        case follows
     }
 
     /// Checks a key a write names: `[a-z0-9_-]{1,120}`.
@@ -42,7 +45,7 @@ extension DiskLRUCache {
                     if access == .writes {
                         try state.enterExclusive()
                     } else {
-                        try state.catchUpWithOthers(cutsTornTail: false)
+                        try state.catchUpWithOthers(cutsTornTail: false, looksAtJournal: access == .follows)
                     }
                 }
                 return try body(&state)

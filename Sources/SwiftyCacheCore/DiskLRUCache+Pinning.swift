@@ -49,12 +49,18 @@ extension DiskLRUCache {
 
     /// Whether the entry of `key` is pinned.
     public func isPinned(_ key: String) throws -> Bool {
-        try locked(operation: .contains, key: key, access: .reads) { $0.pins.contains(key) }
+        try locked(operation: .contains, key: key, access: .reads) { state in
+            state.followOthersPins()
+            return state.pins.contains(key)
+        }
     }
 
     /// The pinned keys, sorted.
     public func pinnedKeys() throws -> [String] {
-        try locked(operation: .keys, access: .reads) { $0.pins.sorted() }
+        try locked(operation: .keys, access: .reads) { state in
+            state.followOthersPins()
+            return state.pins.sorted()
+        }
     }
 
     /// The committed bytes of the pinned entries.

@@ -140,6 +140,7 @@ public final class DiskLRUCache: Sendable {
             directory: cacheDirectory, appVersion: appVersion, valueCount: valueCount, syncsWrites: options.syncsWrites,
             format: selection.format)
         journal.reserve = spaceReserve
+        journal.replacesInPlace = options.sharing.isShared
         let changeHub = ChangeHub<CacheChange>()
         var state = CacheState(
             directory: cacheDirectory, storage: storage, journal: journal, maxSize: maxSize,

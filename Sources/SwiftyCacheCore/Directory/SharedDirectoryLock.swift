@@ -15,6 +15,9 @@ struct SharedDirectoryLock: Sendable {
     let openFD: Int32
     /// `journal.share`.
     let operationFD: Int32
+    /// The count of changes journaled, in `journal.share`'s first page (``SharedCounter``);
+    /// `nil` where it cannot be mapped.
+    let changeCount: SharedCounter?
 
     /// How long an operation waits for the others before it throws
     /// ``CacheError/Code/directoryLocked``: a process stopped while it holds the lock (in a
@@ -45,7 +48,8 @@ struct SharedDirectoryLock: Sendable {
             try? fileSystem.close(openFD)
             throw CacheError.ioFailure(error, operation: .lockingDirectory, path: directory.operationLockPath)
         }
-        let lock = SharedDirectoryLock(openFD: openFD, operationFD: operationFD)
+        let lock = SharedDirectoryLock(
+            openFD: openFD, operationFD: operationFD, changeCount: SharedCounter(fd: operationFD))
         do {
             try lock.lockOperation(in: directory)
         } catch {
@@ -94,9 +98,9 @@ struct SharedDirectoryLock: Sendable {
         }
     }
 
-    /// Takes the operation lock, waiting while another cache's operation holds it: first in
-    /// short pauses (an operation takes microseconds), then in pauses of a millisecond, up to
-    /// ``longestWait``.
+    /// Takes the operation lock, waiting while another cache's operation holds it: first
+    /// yielding the core (an operation takes microseconds), then in short pauses, then in
+    /// pauses of a millisecond, up to ``longestWait``.
     ///
     /// - Throws: ``CacheError/Code/directoryLocked`` after ``longestWait``,
     ///   ``CacheError/Code/ioFailure``.
@@ -111,12 +115,16 @@ struct SharedDirectoryLock: Sendable {
                 return
             } catch  where error.errno == Errno.wouldBlock {
                 attempts += 1
-                if attempts > 16 {
-                    let now = clock.now
-                    if let deadline, now > deadline { throw CacheError.directoryLocked(directory.path, cause: error) }
-                    if deadline == nil { deadline = now.advanced(by: Self.longestWait) }
+                // An operation takes microseconds: yield the core to its holder first, then
+                // pause, longer once it is clearly a long one (a rebuild).
+                guard attempts > 64 else {
+                    ProcessPause.yield()
+                    continue
                 }
-                ProcessPause.sleep(microseconds: attempts < 64 ? 20 : 1_000)
+                let now = clock.now
+                if let deadline, now > deadline { throw CacheError.directoryLocked(directory.path, cause: error) }
+                if deadline == nil { deadline = now.advanced(by: Self.longestWait) }
+                ProcessPause.sleep(microseconds: attempts < 256 ? 50 : 1_000)
             } catch {
                 throw CacheError.ioFailure(error, operation: .lockingDirectory, path: directory.operationLockPath)
             }

@@ -34,6 +34,13 @@ extension JournalWriter {
         }
     }
 
+    /// The journal file's size as the writer kept it through its appends; `nil` when unknown.
+    var knownSize: Int64? {
+        output.lock()
+        defer { output.unlock() }
+        return output.size
+    }
+
     /// Notes the journal's size after another cache appended to it: what a write that fails
     /// for lack of space is cut back to.
     func noteSize(_ size: Int64) {

@@ -38,6 +38,10 @@ struct JournalWriter {
     /// (``Journal/packedBatchMagic``): read at open, set for good by the first batch (whose
     /// rebuild writes it), and kept by every rebuild after.
     var marksBatches = false
+    /// Whether a rebuilt journal is renamed over the old one in one step (where other caches
+    /// write the directory: ``DiskLRUCache/Sharing``) rather than by way of `journal.bkp`,
+    /// the Java library's way, which leaves the old file linked for a moment.
+    var replacesInPlace = false
     /// Whether its magic is a log's (``Journal/packedLogMagic``): as ``marksBatches``, set by
     /// the first open with `syncsWrites`.
     var logsRecords = false
@@ -282,7 +286,9 @@ struct JournalWriter {
                 throw error
             }
             failedPath = directory.journalPath
-            if try fileSystem.kind(of: directory.journalPath) != nil {
+            // Sharing: one atomic rename over the journal, so that the old file is unlinked
+            // the instant the new one takes its name (the others' check is its link count).
+            if !replacesInPlace, try fileSystem.kind(of: directory.journalPath) != nil {
                 try fileSystem.rename(directory.journalPath, to: directory.backupJournalPath)
             }
             try fileSystem.rename(directory.temporaryJournalPath, to: directory.journalPath)

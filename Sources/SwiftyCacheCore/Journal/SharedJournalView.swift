@@ -54,12 +54,6 @@ struct SharedJournalView {
         return status.size == applied ? .unchanged : .appended
     }
 
-    /// Whether `path` still names the file this view reads.
-    func isCurrent(path: String, fileSystem: any FileSystem) -> Bool {
-        guard let status = try? fileSystem.status(atPath: path) else { return false }
-        return status.identity == identity
-    }
-
     /// Reads the whole lines appended since ``applied`` and passes each record to `body`, in
     /// order. Returns the offset of bytes left after the last whole line (a line in progress,
     /// or torn), equal to the file's end when there are none; `nil` when the lines could not
@@ -69,8 +63,18 @@ struct SharedJournalView {
     mutating func catchUp(
         fileSystem: any FileSystem, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
     ) -> Int64? {
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        defer { chunk.deallocate() }
+        var result: Int64?
+        // Usually a few lines: a small buffer on the stack of the call, a chunk past it.
+        withUnsafeTemporaryAllocation(byteCount: 16 << 10, alignment: 16) { chunk in
+            result = catchUp(into: chunk, fileSystem: fileSystem, body)
+        }
+        return result
+    }
+
+    private mutating func catchUp(
+        into chunk: UnsafeMutableRawBufferPointer, fileSystem: any FileSystem,
+        _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+    ) -> Int64? {
         var offset = applied
         while true {
             guard let count = try? fileSystem.read(fd, into: chunk, at: offset) else { return nil }

@@ -36,6 +36,8 @@ extension CacheState {
     /// - Complexity: O(victims + entries being edited or pinned that the walk passes): a
     ///   pinned entry is passed once per turn of the LRU order.
     mutating func evictionVictims(limit: Int, sparing: Int) -> [Int] {
+        // Sharing: the pins another cache wrote count here.
+        if isShared && isOverBudget { followOthersPins() }
         let limitBytes = budget.limit(maxSize: maxSize)
         var projected = chargedSize
         guard projected > limitBytes else { return [] }

@@ -30,6 +30,7 @@ extension CacheState {
     /// - Complexity: O(pins), to add up their bytes.
     mutating func pin(key: String) throws(CacheError) -> (generation: UInt64, keys: [String])?? {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .pin, key: key) }
+        followOthersPins()
         guard let index = table.index(of: key), table[index].isReadable else { return nil }
         guard !pins.contains(key) else { return .some(claimPinsToWrite()) }
         let limit = pinLimit
@@ -57,6 +58,7 @@ extension CacheState {
     /// newest in LRU order: evicted last among those not read since.
     mutating func unpin(key: String) throws(CacheError) -> (generation: UInt64, keys: [String])? {
         guard !isReadOnly else { throw CacheError.readOnly(operation: .unpin, key: key) }
+        followOthersPins()
         guard pins.remove(key) != nil else { return claimPinsToWrite() }
         pinsGeneration &+= 1
         if let index = table.index(of: key) { table.touch(index) }

@@ -67,7 +67,7 @@ extension CacheState {
             leaveExclusive()
             throw error
         }
-        followOthersPins()
+        journalGenerationAtEntry = journal.generation
     }
 
     /// Writes the pinned keys a change of this hold claimed, now, under the operation lock:
@@ -88,10 +88,12 @@ extension CacheState {
         return nil
     }
 
-    /// Reads `journal.pins` again if another cache replaced it since this one last did.
+    /// Reads `journal.pins` again if another cache replaced it since this one last did: before
+    /// eviction passes pinned entries by, and before a pin or an unpin.
     ///
     /// - Complexity: one `lstat`; O(pinned keys) when it changed.
-    private mutating func followOthersPins() {
+    mutating func followOthersPins() {
+        guard isShared else { return }
         let status = try? fileSystem.status(atPath: directory.pinsPath)
         guard status != pinsFileStatus else { return }
         pinsFileStatus = status
@@ -107,16 +109,30 @@ extension CacheState {
             _ = try? writePinsIfShared(claimPinsToWrite())
         }
         try? journal.flush(operation: .commit)
-        if journal.fd >= 0, let status = try? fileSystem.status(of: journal.fd) {
-            if let view = sharedView, view.identity == status.identity {
-                sharedView?.noteOwnLines(upTo: status.size)
-            } else {
+        if journal.fd >= 0 {
+            let before = sharedView?.applied
+            if journal.generation != journalGenerationAtEntry {
                 // This cache rebuilt the journal: the view follows the new one.
                 try? followOwnJournal()
+            } else if let size = ownJournalEnd() {
+                sharedView?.noteOwnLines(upTo: size)
+            }
+            // The others' next reads look: this hold journaled something.
+            if let counter = lock.changeCount,
+                sharedView?.applied != before || journal.generation != journalGenerationAtEntry
+            {
+                seenChangeCount = counter.increment()
             }
         }
         holdsOperationLock = false
         lock.unlockOperation(using: fileSystem)
+    }
+
+    /// Where the journal ends after this hold's appends: the size the writer kept (noted at
+    /// the catch-up, plus what it appended), or the file's when that is unknown or behind.
+    private func ownJournalEnd() -> Int64? {
+        if let known = journal.knownSize, known >= (sharedView?.applied ?? 0) { return known }
+        return try? fileSystem.status(of: journal.fd).size
     }
 
     /// Applies what the others journaled since this cache last looked: the lines appended
@@ -124,18 +140,26 @@ extension CacheState {
     /// whole (O(entries)), recorded as one `cleared` change. With `cutsTornTail` (under the
     /// operation lock), bytes after the last whole line are a torn append and are cut off.
     ///
-    /// - Complexity: one `fstat` when nothing changed.
-    mutating func catchUpWithOthers(cutsTornTail: Bool) throws(CacheError) {
+    /// - Complexity: an atomic load when nothing changed (an `fstat` under the lock).
+    ///
+    /// A read first compares the shared count of changes (``SharedCounter``), which a writer
+    /// bumps before its operation returns: nothing journaled since, nothing to do (no system
+    /// call). With `cutsTornTail` (under the operation lock), or `looksAtJournal` (the watcher,
+    /// woken by a line written a moment before its count), the journal itself is looked at:
+    /// a writer killed after its line and before its count leaves a line the count misses.
+    mutating func catchUpWithOthers(cutsTornTail: Bool, looksAtJournal: Bool = false) throws(CacheError) {
         guard isShared, !isClosed else { return }
         let fileSystem = fileSystem
-        // Under the operation lock the name is checked too: a rebuild killed before it unlinked
-        // `journal.bkp` leaves the old file linked, and nobody may append to it any more.
-        if cutsTornTail, let view = sharedView, !view.isCurrent(path: directory.journalPath, fileSystem: fileSystem) {
-            try? fileSystem.removeFileIfPresent(directory.backupJournalPath)
-            try reloadSharedJournal()
-        } else if var view = sharedView {
+        let count = sharedLock?.changeCount?.load()
+        if !cutsTornTail && !looksAtJournal, let count, count == seenChangeCount { return }
+        // (A rebuild renames the new journal over the old one in one step, unlinking it: the
+        // link count the look reads tells, and a kill cannot leave the old one linked.)
+        if var view = sharedView {
             switch view.look(fileSystem: fileSystem) {
             case .unchanged:
+                seenChangeCount = count
+                // The writer's size, which this hold's appends add to (see `leaveExclusive`).
+                if cutsTornTail { journal.noteSize(view.applied) }
                 return
             case .replaced:
                 try reloadSharedJournal()
@@ -150,6 +174,7 @@ extension CacheState {
         } else {
             try reloadSharedJournal()
         }
+        seenChangeCount = count
         guard cutsTornTail, let view = sharedView, let size = try? fileSystem.status(of: view.fd).size else { return }
         if view.applied < size {
             try journal.cutTornTail(at: view.applied)

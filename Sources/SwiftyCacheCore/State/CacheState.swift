@@ -40,6 +40,12 @@ struct CacheState {
     var sharedLock: SharedDirectoryLock?
     var sharedView: SharedJournalView?
     var holdsOperationLock = false
+    /// Sharing: the count of the directory's changes (``SharedCounter``) as of the last time
+    /// this cache caught up: a read that finds it unchanged has nothing to catch up with.
+    var seenChangeCount: UInt64?
+    /// Sharing: the journal writer's generation when the operation lock was taken (a rebuild
+    /// of this hold changes it).
+    var journalGenerationAtEntry = 0
     /// Sharing: `journal.pins` as this cache last read or wrote it.
     var pinsFileStatus: FileStatus?
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.

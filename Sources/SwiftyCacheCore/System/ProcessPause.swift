@@ -13,4 +13,10 @@ enum ProcessPause {
     static func sleep(microseconds: UInt32) {
         usleep(microseconds)
     }
+
+    /// Lets another thread (of any process) run on this core first: a lock another process
+    /// holds for a few microseconds is then usually free when this thread runs again.
+    static func yield() {
+        sched_yield()
+    }
 }

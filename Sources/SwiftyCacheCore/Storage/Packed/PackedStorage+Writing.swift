@@ -245,7 +245,9 @@ extension PackedStorage {
     private func appendLocked(_ segments: inout Segments, _ bytes: [UInt8], key: String?, syncs: Bool)
         throws(CacheError) -> ValueLocation
     {
-        if let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
+        // (Sharing: each operation looks at the journal's link count first, which the directory's
+        // deletion drops to 0 too; the operation then throws. No second look here.)
+        if !isShared, let active = segments.active, (try? fileSystem.linkCount(of: active.fd)) == 0 {
             // The segment was deleted underneath (with the directory, or alone): what is
             // appended to it would vanish with the process.
             let failure = directory.writeFailure(
