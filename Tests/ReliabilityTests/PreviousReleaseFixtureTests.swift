@@ -177,6 +177,55 @@ import Darwin
         try cache.close()
     }
 
+    /// Every packed directory an earlier release wrote opens in the sharing mode too (two
+    /// caches at once, value for value, each seeing the other's write), with and without the
+    /// clean close it was left with, and reopens alone afterwards as the release left it.
+    @Test(arguments: releases, ["engine-packed", "engine-packed-unclosed"])
+    func anEnginePackedDirectoryOpensShared(release: String, name: String) throws {
+        let (temporary, url) = try Self.copy(name, of: release)
+        _ = temporary
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.sharing = .processes
+        let first = try DiskLRUCache(directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: options)
+        let second = try DiskLRUCache(directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: options)
+        #expect(first.recoveryReport.wipeReason == nil)
+        try Self.expectEngineValues(in: first)
+        try Self.expectEngineValues(in: second)
+        try first.setData([Data("a".utf8), Data("b".utf8)], forKey: "shared-new")
+        #expect(try second.data(forKey: "shared-new") == [Data("a".utf8), Data("b".utf8)])
+        _ = try second.removeValue(forKey: "shared-new")
+        try first.close()
+        try second.close()
+        let alone = try DiskLRUCache(
+            directory: url, appVersion: 3, valueCount: 2, maxSize: 1 << 30, options: .init(storage: .packed))
+        try Self.expectEngineValues(in: alone)
+        #expect(try alone.data(forKey: "shared-new") == nil)
+        try alone.close()
+    }
+
+    @Test(arguments: releases, objectFixtures.filter { $0.2 == DiskLRUCache.Storage.packed })
+    func anObjectCacheOpensShared(
+        release: String, fixture: (name: String, format: ObjectCacheFormat, storage: DiskLRUCache.Storage)
+    ) throws {
+        let (name, format, _) = fixture
+        let (directory, url) = try Self.copy(name, of: release)
+        _ = directory
+        var configuration = ObjectCacheConfiguration(format: format)
+        configuration.sharing = .processes
+        let first = try ObjectCache<String, Note>(directory: url, configuration: configuration)
+        let second = try ObjectCache<String, Note>(directory: url, configuration: configuration)
+        for index in 0..<25 {
+            var expected = Self.note(index)
+            if name.contains("xml") {
+                expected.created = Date(timeIntervalSince1970: expected.created.timeIntervalSince1970.rounded(.down))
+            }
+            #expect(try first.value(forKey: "note-\(index)") == expected, "note-\(index)")
+            #expect(try second.value(forKey: "note-\(index)") == expected, "note-\(index)")
+        }
+        try first.close()
+        try second.close()
+    }
+
     /// `Note` with a field added: the next schema version of the fixtures' values.
     struct RatedNote: Codable, Equatable {
         var note: Note

@@ -141,6 +141,56 @@ import Testing
         #expect(reopened.recoveryReport.damagedJournalLines == 0)
     }
 
+    /// A killed writer leaves a prefix of one of its lines (a batch's, a commit's) at the
+    /// journal's end; random bytes stand for a hostile file. Neither costs the others a write,
+    /// and neither traps or hangs.
+    @Test func fuzzedTailsOfAKilledWriter() throws {
+        var generator = SplitMix(state: 29)
+        let journal = directory.url.appending(path: "journal")
+        for round in 0..<60 {
+            let first = try open()
+            try first.setData(value("before-\(round)"), forKey: "kept")
+            var batch = DiskLRUCache.WriteBatch()
+            batch.setData(value("x"), forKey: "b1")
+            batch.setData(value("y"), forKey: "b2")
+            try first.write(batch)
+            // The tail: a cut copy of the journal's last line, or random bytes.
+            let text = try Data(contentsOf: journal)
+            let lastLine = text.dropLast().split(separator: UInt8(ascii: "\n")).last ?? []
+            var tail: [UInt8]
+            if round % 2 == 0 {
+                tail = Array(lastLine.prefix(Int(generator.next() % UInt64(max(1, lastLine.count)))))
+            } else {
+                tail = (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            }
+            let handle = try FileHandle(forWritingTo: journal)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(tail))
+            try handle.close()
+            do {
+                let second = try open()
+                try second.setData(value("after-\(round)"), forKey: "next")
+                #expect(try read(first, "next") == "after-\(round)")
+                #expect(try read(second, "kept") == "before-\(round)")
+                try second.close()
+            } catch let error as CacheError {
+                // Random bytes with a line end may make a line the parser refuses: a clear error.
+                #expect(round % 2 == 1, "round \(round): \(error)")
+            }
+            try first.close()
+            // Whatever the tail, the directory reopens alone.
+            let alone = try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20,
+                options: DiskLRUCache.Options(storage: .packed))
+            if round % 2 == 0 {
+                #expect(
+                    try alone.data(forKey: "kept").map { String(decoding: $0[0], as: UTF8.self) } == "before-\(round)")
+                #expect(try alone.data(forKey: "next") != nil)
+            }
+            try alone.close()
+        }
+    }
+
     @Test func aSingleWriterAndASharingCacheExcludeEachOther() throws {
         let shared = try open()
         expectError(.directoryLocked) {
