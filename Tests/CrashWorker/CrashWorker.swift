@@ -23,6 +23,9 @@ enum CrashWorker {
         if arguments.count == 3, arguments[1] == "compactor" { compactForever(arguments[2]) }
         if arguments.count == 3, arguments[1] == "migrator" { migrateUntilKilled(arguments[2]) }
         if arguments.count >= 7, arguments[1] == "sharer" { shareUntilKilled(Array(arguments.dropFirst())) }
+        if arguments.count == 4, arguments[1] == "shared-writer", let count = Int(arguments[3]) {
+            writeSharedInTurn(arguments[2], count: count)
+        }
         if arguments.count == 5, arguments[1] == "few-descriptors", let limit = Int(arguments[3]) {
             useManySegments(arguments[2], descriptorLimit: limit, maxOpenSegments: Int(arguments[4]))
         }

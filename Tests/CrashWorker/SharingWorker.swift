@@ -9,6 +9,28 @@ import Darwin
 #endif
 
 extension CrashWorker {
+    /// `shared-writer DIR COUNT`: in sharing mode, sets `k` to `v0`, `v1`, … one at a time,
+    /// printing `wrote N` once each set returned and waiting for a line on its input before
+    /// the next: the test reads each value in its own process at once.
+    static func writeSharedInTurn(_ directory: String, count: Int) -> Never {
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.sharing = .processes
+        do {
+            let cache = try DiskLRUCache(
+                directory: URL(filePath: directory), appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+            for index in 0..<count {
+                try cache.setData([Data("v\(index)".utf8)], forKey: "k")
+                say("wrote \(index)")
+                guard readLine() != nil else { exit(0) }
+            }
+            try cache.close()
+            exit(0)
+        } catch {
+            say("failed \(error)")
+            exit(3)
+        }
+    }
+
     /// `sharer DIR LOG SEED SEQ-BASE MAX-SIZE [sync]`: one of several processes writing DIR in
     /// sharing mode (packed, 16 KiB segments, so that segments roll and compaction runs), a
     /// random workload over 40 keys every process shares, until killed. Each operation is

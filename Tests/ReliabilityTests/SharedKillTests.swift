@@ -175,6 +175,49 @@ import Darwin
         return findings
     }
 
+    /// Another process sets a key 300 times; after each set returns, a read here (begun after
+    /// it) returns that value: the read's check of the shared count of changes sees the write.
+    @Test func aReadInAnotherProcessSeesEveryWriteThatReturned() throws {
+        let root = TemporaryDirectory()
+        let directory = root.appending("shared")
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.sharing = .processes
+        let cache = try DiskLRUCache(
+            directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+        let process = Process()
+        process.executableURL = reliabilityWorker
+        process.arguments = ["shared-writer", directory.path(percentEncoded: false), "300"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var stale: [String] = []
+        var pending = Data()
+        var index = 0
+        while index < 300 {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                guard line == "wrote \(index)" else {
+                    stale.append("worker said \(line)")
+                    continue
+                }
+                let read = try cache.data(forKey: "k").map { String(decoding: $0[0], as: UTF8.self) }
+                if read != "v\(index)" { stale.append("after v\(index): \(read ?? "nothing")") }
+                index += 1
+                input.fileHandleForWriting.write(Data("next\n".utf8))
+            }
+        }
+        process.waitUntilExit()
+        #expect(index == 300)
+        #expect(stale == [])
+        try cache.close()
+    }
+
     @Test func fourProcessesKilledAtRandomLoseNoAcknowledgedWrite() throws {
         #expect(try runRounds(maxSize: Int.max, syncsWrites: false, checksLinearizability: true) == [])
     }
