@@ -1,0 +1,146 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Power cuts while two caches write one directory in the sharing mode (`sharing: .processes`;
+/// two caches in this process hold separate descriptors and locks, as two processes would), each
+/// from a thread of its own over keys both write: loop-mounted ext4, `EXT4_IOC_SHUTDOWN` without
+/// a log flush while both are still writing, remount, verify. With `syncsWrites`, every key
+/// holds the value of its last call that returned, or of a call that threw after it. Without,
+/// a key written since the round's `sync` holds one of the values written to it since, its value
+/// at the sync, or nothing; every other key is exactly as at the sync; nothing is torn or mixed.
+@Suite(.serialized) struct SharedPowerCutTests {
+    /// What one key saw this round: the value of its last call that returned (`nil` inside:
+    /// a removal), and every value a call gave it (each of them may be what a cut leaves).
+    struct KeyCalls {
+        var acknowledged: Int??
+        var afterAcknowledged: Set<Int?> = []
+        var written: Set<Int?> = []
+    }
+
+    static func openShared(_ url: URL, syncsWrites: Bool) throws -> DiskLRUCache {
+        var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: .packed)
+        options.packedSegmentSize = 16 << 10
+        options.sharing = .processes
+        return try DiskLRUCache(directory: url, appVersion: 1, valueCount: 2, maxSize: 1 << 30, options: options)
+    }
+
+    @Test(.tags(.slow), .fullRunOnly, arguments: [true, false])
+    func twoWritersSurviveACut(syncsWrites: Bool) throws {
+        let name = "cuts-shared-\(syncsWrites ? "sync" : "async")"
+        let root = TemporaryDirectory(name)
+        guard let (image, mountPoint) = try PowerLossTests.mountImage(in: root, name: name) else { return }
+        var mounted = true
+        defer { if mounted { _ = try? runCommand(["umount", mountPoint]) } }
+        let url = URL(filePath: mountPoint).appending(path: "cache", directoryHint: .isDirectory)
+        var violations: [String] = []
+        var operations = 0
+        let rounds = max(2, PowerCutTests.cuts / 2)
+        for round in 0..<rounds {
+            let calls = Mutex<[String: KeyCalls]>([:])
+            var durable: [String: Int] = [:]
+            do {
+                let caches = [
+                    try Self.openShared(url, syncsWrites: syncsWrites),
+                    try Self.openShared(url, syncsWrites: syncsWrites),
+                ]
+                durable = PowerCutTests.contents(of: caches[0], violations: &violations)
+                sync()
+                let done = Atomic<Int>(0)
+                let target = syncsWrites ? 120 : 1_200
+                let reached = DispatchSemaphore(value: 0)
+                let cut = Atomic<Bool>(false)
+                let writers = (0..<2).map { writer in
+                    onNewThread {
+                        let cache = caches[writer]
+                        var random = SplitMix(state: UInt64(0x5AFE_0000 + round * 16 + writer))
+                        var afterCut = 0
+                        var step = 0
+                        while afterCut < 12 {
+                            step += 1
+                            if cut.load(ordering: .acquiring) { afterCut += 1 }
+                            let key = "k\(Int.random(in: 0..<PowerCutTests.universe, using: &random))"
+                            let sequence = (round + 1) * 1_000_000 + writer * 100_000 + step
+                            let value: Int? = Int.random(in: 0..<10, using: &random) < 8 ? sequence : nil
+                            // Recorded before the call: a cut may leave it whether or not it returns.
+                            calls.withLock { _ = $0[key, default: KeyCalls()].written.insert(value) }
+                            let returned: Bool
+                            if value != nil {
+                                let filler = Int.random(in: 0...600, using: &random)
+                                let values = (0..<2).map {
+                                    CheckedValue.make(key: key, slot: $0, sequence: sequence, fillerLength: filler)
+                                }
+                                returned = (try? cache.setData(values, forKey: key)) != nil
+                            } else {
+                                returned = (try? cache.removeValue(forKey: key)) != nil
+                            }
+                            calls.withLock { calls in
+                                if returned {
+                                    calls[key, default: KeyCalls()].acknowledged = .some(value)
+                                    calls[key, default: KeyCalls()].afterAcknowledged = []
+                                } else {
+                                    calls[key, default: KeyCalls()].afterAcknowledged.insert(value)
+                                }
+                            }
+                            if done.add(1, ordering: .relaxed).newValue == target { reached.signal() }
+                        }
+                    }
+                }
+                reached.wait()
+                PowerCutTests.commitFileSystemLog(at: mountPoint)
+                let fd = open(mountPoint, O_RDONLY)
+                var flags = PowerLossTests.noLogFlush
+                #expect(ioctl(fd, PowerLossTests.shutdownRequest, &flags) == 0)
+                close(fd)
+                cut.store(true, ordering: .releasing)
+                for writer in writers { writer.wait() }
+                operations += done.load(ordering: .relaxed)
+                for cache in caches {
+                    try? cache.close()
+                    cache.waitForBackgroundWork()
+                }
+            }
+            mounted = false
+            guard try PowerCutTests.remount(image, at: mountPoint, after: round) else { return }
+            mounted = true
+            // Opened alone afterwards, as a single writer: the directory as the cut left it.
+            let cache = try PowerCutTests.openCache(url, storage: .packed, syncsWrites: syncsWrites)
+            if let reason = cache.recoveryReport.wipeReason { violations.append("round \(round): wiped (\(reason))") }
+            let found = PowerCutTests.contents(of: cache, violations: &violations)
+            let seen = calls.withLock { $0 }
+            for index in 0..<PowerCutTests.universe {
+                let key = "k\(index)"
+                let value = found[key]
+                guard let keyCalls = seen[key] else {
+                    if value != durable[key] {
+                        violations.append("round \(round): untouched \(key) is \(String(describing: value))")
+                    }
+                    continue
+                }
+                let allowed: Set<Int?>
+                if syncsWrites {
+                    // The last call that returned is durable; calls after it that threw may be too.
+                    let returned: Int? = keyCalls.acknowledged ?? durable[key]
+                    allowed = keyCalls.afterAcknowledged.union([returned])
+                } else {
+                    allowed = keyCalls.written.union([durable[key], Int?.none])
+                }
+                if !allowed.contains(value) {
+                    violations.append("round \(round): \(key) is \(String(describing: value))")
+                }
+            }
+            try cache.close()
+            cache.waitForBackgroundWork()
+        }
+        print(
+            "power cuts, two sharing writers (syncsWrites: \(syncsWrites)): \(rounds) cuts after \(operations) "
+                + "operations; violations \(violations.count)")
+        #expect(violations.isEmpty, "\(violations.prefix(10))")
+    }
+}
