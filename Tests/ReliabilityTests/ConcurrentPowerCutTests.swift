@@ -81,11 +81,7 @@ import Glibc
                     }
                 }
                 reached.wait()
-                PowerCutTests.commitFileSystemLog(at: mountPoint)
-                let fd = open(mountPoint, O_RDONLY)
-                var flags = PowerLossTests.noLogFlush
-                #expect(ioctl(fd, PowerLossTests.shutdownRequest, &flags) == 0)
-                close(fd)
+                PowerCutTests.cutPower(at: mountPoint)
                 cut.store(true, ordering: .releasing)
                 for writer in writers { writer.wait() }
                 operations += done.load(ordering: .relaxed)

@@ -93,6 +93,16 @@ import Darwin
         close(fd)
     }
 
+    /// A power cut while writers run: the file system's log committed (as its timer would),
+    /// then `EXT4_IOC_SHUTDOWN` without a log flush, so nothing more reaches the disk.
+    static func cutPower(at mountPoint: String) {
+        commitFileSystemLog(at: mountPoint)
+        let fd = open(mountPoint, O_RDONLY)
+        var flags = PowerLossTests.noLogFlush
+        #expect(ioctl(fd, PowerLossTests.shutdownRequest, &flags) == 0)
+        close(fd)
+    }
+
     /// Unmounts, waiting (60 s at most) for what the closed cache's background work still holds
     /// open, a compaction reading a segment for example, to be let go.
     /// Unmounts the image cut in `round` and mounts it again; records an issue and returns

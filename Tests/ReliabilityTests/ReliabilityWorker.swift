@@ -28,17 +28,22 @@ func killWorkerAtRandom(
     let output = Pipe()
     process.standardOutput = output
     try process.run()
+    waitUntilReady(output)
+    usleep(UInt32.random(in: 0...maximumDelay, using: &generator))
+    let wasRunning = process.isRunning
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return wasRunning
+}
+
+/// Reads a worker's output until it says `ready` (or ends).
+func waitUntilReady(_ output: Pipe) {
     var said = Data()
     while !String(decoding: said, as: UTF8.self).contains("ready") {
         let chunk = output.fileHandleForReading.availableData
         guard !chunk.isEmpty else { break }
         said.append(chunk)
     }
-    usleep(UInt32.random(in: 0...maximumDelay, using: &generator))
-    let wasRunning = process.isRunning
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    return wasRunning
 }
 
 /// Runs a command to completion; its exit status and output.

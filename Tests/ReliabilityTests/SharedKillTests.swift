@@ -90,12 +90,7 @@ import Darwin
                 process.standardOutput = output
                 process.standardError = error
                 try process.run()
-                var said = Data()
-                while !String(decoding: said, as: UTF8.self).contains("ready") {
-                    let chunk = output.fileHandleForReading.availableData
-                    guard !chunk.isEmpty else { break }
-                    said.append(chunk)
-                }
+                waitUntilReady(output)
                 processes.append(process)
                 errors.append(error)
             }

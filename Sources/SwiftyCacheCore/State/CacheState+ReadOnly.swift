@@ -23,15 +23,7 @@ extension CacheState {
         // No journal at all: an empty cache, until a writer creates one and `refresh()` reads it.
         guard let (opened, status) = try openJournalForReading() else { return report }
         var removedKeys: Set<String> = []
-        let summary: JournalParser.Summary
-        let consumed: Int64
-        do {
-            (summary, consumed) = try replayJournal(
-                fd: opened.fd, path: opened.path, size: status.size, removedKeys: &removedKeys)
-        } catch {
-            try? fileSystem.close(opened.fd)
-            throw error
-        }
+        let (summary, consumed) = try replayOpenedJournal(opened, status: status, removedKeys: &removedKeys)
         if summary.firstLine == .foreign {
             try? fileSystem.close(opened.fd)
             table.removeAll()
@@ -59,6 +51,18 @@ extension CacheState {
             path: directory.journalPath, fd: opened.fd, identity: status.identity,
             replayedUpTo: consumed - Int64(summary.unterminatedByteCount))
         return report
+    }
+
+    /// Replays the journal `openJournalForReading()` opened; closes it if the replay throws.
+    mutating func replayOpenedJournal(
+        _ opened: (path: String, fd: Int32), status: FileStatus, removedKeys: inout Set<String>
+    ) throws(CacheError) -> (summary: JournalParser.Summary, consumed: Int64) {
+        do {
+            return try replayJournal(fd: opened.fd, path: opened.path, size: status.size, removedKeys: &removedKeys)
+        } catch {
+            try? fileSystem.close(opened.fd)
+            throw error
+        }
     }
 
     /// Opens the journal, or the backup a rebuild left, for reading; `nil` when neither exists.

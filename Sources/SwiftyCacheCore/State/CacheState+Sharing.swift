@@ -204,15 +204,7 @@ extension CacheState {
         table.removeAll()
         size = 0
         var removedKeys: Set<String> = []
-        let summary: JournalParser.Summary
-        let consumed: Int64
-        do {
-            (summary, consumed) = try replayJournal(
-                fd: opened.fd, path: opened.path, size: status.size, removedKeys: &removedKeys)
-        } catch {
-            try? fileSystem.close(opened.fd)
-            throw error
-        }
+        let (summary, consumed) = try replayOpenedJournal(opened, status: status, removedKeys: &removedKeys)
         if summary.corruption != nil || summary.firstLine != .packedMagic {
             try? fileSystem.close(opened.fd)
             table.removeAll()
