@@ -13,9 +13,10 @@ extension DiskLRUCache {
     /// its own records and line, and releases the lock before it returns, so no lock is ever
     /// held between calls, while your code runs, or across a suspension (a process suspended
     /// between calls, as an app extension is, blocks nobody). A read takes no lock between
-    /// processes: it first checks whether the journal grew or was replaced (one `fstat`), and
-    /// if so reads what was appended, so a read that begins after another process's write
-    /// returned sees that write. `maxSize` bounds the directory for all of them together:
+    /// processes: it first compares a count of changes the writers keep in `journal.share`
+    /// (mapped into memory: one load, no system call, when nothing changed), and if it moved
+    /// reads what was appended, so a read that begins after another process's write returned
+    /// sees that write. `maxSize` bounds the directory for all of them together:
     /// whichever writes past it evicts. Each process appends its records to segments of its
     /// own; compaction copies records only out of segments no process is appending to.
     ///
