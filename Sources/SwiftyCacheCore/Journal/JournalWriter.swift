@@ -10,7 +10,7 @@ struct JournalWriter {
     let format: Journal.Format
     /// Whether a flush of a commit is followed by `fsync` of the journal and the directory.
     let syncsWrites: Bool
-    /// The open journal, `-1` before open and after close (set here and by `+Sharing`).
+    /// The open journal, `-1` before open and after close (`+Sharing` sets it too).
     var fd: Int32 = -1
     /// Lines not yet written to the file.
     private(set) var buffer: [UInt8] = []
@@ -38,9 +38,8 @@ struct JournalWriter {
     /// (``Journal/packedBatchMagic``): read at open, set for good by the first batch (whose
     /// rebuild writes it), and kept by every rebuild after.
     var marksBatches = false
-    /// Whether a rebuilt journal is renamed over the old one in one step (where other caches
-    /// write the directory: ``DiskLRUCache/Sharing``) rather than by way of `journal.bkp`,
-    /// the Java library's way, which leaves the old file linked for a moment.
+    /// Whether a rebuild renames over the journal in one step (``DiskLRUCache/Sharing``), not
+    /// by way of `journal.bkp` (Java's way, which leaves the old file linked for a moment).
     var replacesInPlace = false
     /// Whether its magic is a log's (``Journal/packedLogMagic``): as ``marksBatches``, set by
     /// the first open with `syncsWrites`.
@@ -201,18 +200,6 @@ struct JournalWriter {
         }
     }
 
-    /// Opens the existing journal for appending.
-    mutating func openForAppending() throws(CacheError) {
-        do {
-            fd = try fileSystem.open(directory.journalPath, flags: OpenFlags.append, mode: FileModes.file)
-        } catch {
-            throw CacheError.ioFailure(error, operation: .open, path: directory.journalPath)
-        }
-        output.lock()
-        output.size = try? fileSystem.size(of: fd)
-        output.unlock()
-    }
-
     /// The header every journal starts with, for a rebuild to append entries to.
     func header() -> [UInt8] {
         let header = Journal.header(
@@ -286,8 +273,7 @@ struct JournalWriter {
                 throw error
             }
             failedPath = directory.journalPath
-            // Sharing: one atomic rename over the journal, so that the old file is unlinked
-            // the instant the new one takes its name (the others' check is its link count).
+            // Sharing: the old file unlinked the instant the new one takes its name.
             if !replacesInPlace, try fileSystem.kind(of: directory.journalPath) != nil {
                 try fileSystem.rename(directory.journalPath, to: directory.backupJournalPath)
             }

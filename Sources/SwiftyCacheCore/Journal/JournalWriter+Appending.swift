@@ -1,7 +1,20 @@
-/// The journal writer of a cache that shares its directory with other writers
-/// (``DiskLRUCache/Sharing``): the file it appends to follows another cache's rebuild, and a
-/// line a killed writer tore is cut off before anything follows it.
+/// The file the journal writer appends to: opened after recovery and, where other caches
+/// write the directory too (``DiskLRUCache/Sharing``), opened again after another cache's
+/// rebuild, a line a killed writer tore cut off before anything follows it, and its size kept
+/// as the others append.
 extension JournalWriter {
+    /// Opens the existing journal for appending.
+    mutating func openForAppending() throws(CacheError) {
+        do {
+            fd = try directory.fileSystem.open(directory.journalPath, flags: OpenFlags.append, mode: FileModes.file)
+        } catch {
+            throw CacheError.ioFailure(error, operation: .open, path: directory.journalPath)
+        }
+        output.lock()
+        output.size = try? directory.fileSystem.size(of: fd)
+        output.unlock()
+    }
+
     /// Appends to the file the journal's name holds now, another cache's rebuild having
     /// replaced the one this writer had open (``DiskLRUCache/Sharing``).
     mutating func reopenForAppending() throws(CacheError) {
