@@ -10,7 +10,7 @@ struct JournalWriter {
     let format: Journal.Format
     /// Whether a flush of a commit is followed by `fsync` of the journal and the directory.
     let syncsWrites: Bool
-    /// The open journal, `-1` before open and after close (`+Sharing` sets it too).
+    /// The open journal, `-1` before open and after close (`+Appending` sets it too).
     var fd: Int32 = -1
     /// Lines not yet written to the file.
     private(set) var buffer: [UInt8] = []
