@@ -15,9 +15,33 @@ struct SharedDirectoryLock: Sendable {
     let openFD: Int32
     /// `journal.share`.
     let operationFD: Int32
-    /// The count of changes journaled, in `journal.share`'s first page (``SharedCounter``);
-    /// `nil` where it cannot be mapped.
-    let changeCount: SharedCounter?
+    /// `journal.share`'s first page, mapped (``SharedPage``; its words: ``Word``); `nil` where
+    /// it cannot be mapped.
+    let page: SharedPage?
+
+    /// The words of `journal.share`'s first page. Each is written under the operation lock;
+    /// ``changeCount`` is read without it too.
+    enum Word: Int {
+        /// How many holds journaled something: a read that finds the count it last saw has
+        /// nothing to catch up with.
+        case changeCount = 0
+        /// Where the journal's last whole line ends, as the last holder left it.
+        case journalEnd = 1
+        /// How many times a cache rebuilt the journal (renamed a new one over it).
+        case journalReplacements = 2
+        /// Not 0 from the moment a holder may write until it has left the other words right:
+        /// found set by the next holder, the last one died holding the lock (its appends may be
+        /// torn), and the journal itself is looked at.
+        case holderAtWork = 3
+    }
+
+    /// What the last holder of the operation lock left in the page, read by the next holder;
+    /// `nil` when there is no page or it did not leave it in order (it died holding the lock).
+    struct Handover: Equatable {
+        var changeCount: UInt64
+        var journalEnd: Int64
+        var journalReplacements: UInt64
+    }
 
     /// How long an operation waits for the others before it throws
     /// ``CacheError/Code/directoryLocked``: a process stopped while it holds the lock (in a
@@ -49,7 +73,7 @@ struct SharedDirectoryLock: Sendable {
             throw CacheError.ioFailure(error, operation: .lockingDirectory, path: directory.operationLockPath)
         }
         let lock = SharedDirectoryLock(
-            openFD: openFD, operationFD: operationFD, changeCount: SharedCounter(fd: operationFD))
+            openFD: openFD, operationFD: operationFD, page: SharedPage(fd: operationFD))
         do {
             try lock.lockOperation(in: directory)
         } catch {
@@ -130,6 +154,45 @@ struct SharedDirectoryLock: Sendable {
             }
         }
     }
+
+    /// What the last holder left in the page; call with the operation lock held.
+    ///
+    /// - Complexity: four loads, no system call.
+    func handover() -> Handover? {
+        guard let page, page.load(Word.holderAtWork.rawValue) == 0 else { return nil }
+        let end = page.load(Word.journalEnd.rawValue)
+        guard end > 0, end <= UInt64(Int64.max) else { return nil }
+        return Handover(
+            changeCount: page.load(Word.changeCount.rawValue), journalEnd: Int64(end),
+            journalReplacements: page.load(Word.journalReplacements.rawValue))
+    }
+
+    /// Notes, with the operation lock held, that this holder may write from now on: until
+    /// ``leave(journalEnd:journaled:replacedJournal:)``, a holder that finds the mark knows
+    /// this one died holding the lock.
+    func markAtWork() {
+        page?.store(1, at: Word.holderAtWork.rawValue)
+    }
+
+    /// Leaves the page right for the next holder, just before the operation lock is released:
+    /// where the journal ends (`nil` when this hold cannot tell: the mark stays, and the next
+    /// holder looks at the journal itself), whether this hold journaled something or rebuilt
+    /// the journal. Returns the count of changes and of rebuilds as left.
+    func leave(journalEnd: Int64?, journaled: Bool, replacedJournal: Bool) -> (changeCount: UInt64, replacements: UInt64)? {
+        guard let page else { return nil }
+        let replacements =
+            replacedJournal
+            ? page.increment(Word.journalReplacements.rawValue) : page.load(Word.journalReplacements.rawValue)
+        if let journalEnd, journalEnd > 0 { page.store(UInt64(journalEnd), at: Word.journalEnd.rawValue) }
+        let count =
+            journaled || replacedJournal
+            ? page.increment(Word.changeCount.rawValue) : page.load(Word.changeCount.rawValue)
+        page.store(journalEnd.map { $0 > 0 ? 0 : 1 } ?? 1, at: Word.holderAtWork.rawValue)
+        return (count, replacements)
+    }
+
+    /// The count of changes journaled, read without the lock; `nil` without a page.
+    var changeCount: UInt64? { page?.load(Word.changeCount.rawValue) }
 
     /// Releases the operation lock.
     func unlockOperation(using fileSystem: any FileSystem) {

@@ -54,30 +54,34 @@ struct SharedJournalView {
         return status.size == applied ? .unchanged : .appended
     }
 
-    /// Reads the whole lines appended since ``applied`` and passes each record to `body`, in
-    /// order. Returns the offset of bytes left after the last whole line (a line in progress,
-    /// or torn), equal to the file's end when there are none; `nil` when the lines could not
-    /// be read or the parser found them corrupt (the caller replays the journal).
+    /// Reads the whole lines appended since ``applied`` (up to `limit`, where the caller knows
+    /// the journal's lines end) and passes each record to `body`, in order. Returns the offset
+    /// of bytes left after the last whole line (a line in progress, or torn), equal to the
+    /// file's end (or `limit`) when there are none; `nil` when the lines could not be read or
+    /// the parser found them corrupt (the caller replays the journal).
     ///
-    /// - Complexity: O(bytes appended), read 64 KiB at a time.
+    /// - Complexity: O(bytes appended), read 16 KiB at a time; one `pread` for a few lines.
     mutating func catchUp(
-        fileSystem: any FileSystem, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
+        fileSystem: any FileSystem, upTo limit: Int64 = .max,
+        _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
     ) -> Int64? {
         var result: Int64?
         // Usually a few lines: a small buffer on the stack of the call, a chunk past it.
         withUnsafeTemporaryAllocation(byteCount: 16 << 10, alignment: 16) { chunk in
-            result = catchUp(into: chunk, fileSystem: fileSystem, body)
+            result = catchUp(into: chunk, upTo: limit, fileSystem: fileSystem, body)
         }
         return result
     }
 
     private mutating func catchUp(
-        into chunk: UnsafeMutableRawBufferPointer, fileSystem: any FileSystem,
+        into chunk: UnsafeMutableRawBufferPointer, upTo limit: Int64, fileSystem: any FileSystem,
         _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void
     ) -> Int64? {
         var offset = applied
-        while true {
-            guard let count = try? fileSystem.read(fd, into: chunk, at: offset) else { return nil }
+        while offset < limit {
+            let wanted = Int(min(Int64(chunk.count), limit - offset))
+            let window = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<wanted])
+            guard let count = try? fileSystem.read(fd, into: window, at: offset) else { return nil }
             if count == 0 { return offset }
             let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<count])
             // Only through the last newline of what was read: a line is parsed once whole.
@@ -94,7 +98,10 @@ struct SharedJournalView {
             guard !parser.hasCorruption else { return nil }
             offset += Int64(lastNewline + 1)
             applied = offset
+            // A short read reached the end of the file as it was: nothing more to read now.
+            if count < wanted { return offset }
         }
+        return offset
     }
 
     /// A line longer than one chunk: read whole (up to the journal's longest line), then parsed.

@@ -43,6 +43,7 @@ extension CacheState {
             }
             try lock.finishOpening(isAlone: isAlone, in: directory)
             try followOwnJournal()
+            isCaughtUpInHold = true
         } catch {
             closeAsCrash()
             throw error
@@ -62,12 +63,41 @@ extension CacheState {
         try lock.lockOperation(in: directory)
         holdsOperationLock = true
         do {
-            try catchUpWithOthers(cutsTornTail: true)
+            if try !catchUpAsHandedOver(lock) {
+                try catchUpWithOthers(cutsTornTail: true)
+                seenJournalReplacements = lock.page?.load(SharedDirectoryLock.Word.journalReplacements.rawValue)
+            }
         } catch {
             leaveExclusive()
             throw error
         }
+        isCaughtUpInHold = true
+        lock.markAtWork()
         journalGenerationAtEntry = journal.generation
+    }
+
+    /// The catch-up the shared page allows, under the operation lock: when the last holder
+    /// left it in order and nobody rebuilt the journal since this cache last looked, the
+    /// others' lines are read up to where the page says the journal ends, and nothing else is
+    /// looked at (no torn tail can follow a holder that left in order). Returns `false` when
+    /// the journal itself must be looked at (``catchUpWithOthers(cutsTornTail:looksAtJournal:)``).
+    ///
+    /// - Complexity: no system call when nothing changed; one `pread` of the others' lines.
+    private mutating func catchUpAsHandedOver(_ lock: SharedDirectoryLock) throws(CacheError) -> Bool {
+        guard let handover = lock.handover(), handover.journalReplacements == seenJournalReplacements,
+            var view = sharedView, handover.journalEnd >= view.applied
+        else { return false }
+        if handover.journalEnd > view.applied {
+            let end = view.catchUp(fileSystem: fileSystem, upTo: handover.journalEnd) { key, operation in
+                applyOthersLine(key, operation)
+            }
+            sharedView = view
+            noteGarbage()
+            guard end == handover.journalEnd else { return false }
+        }
+        seenChangeCount = handover.changeCount
+        journal.noteSize(handover.journalEnd)
+        return true
     }
 
     /// Writes the pinned keys a change of this hold claimed, now, under the operation lock:
@@ -101,7 +131,9 @@ extension CacheState {
     }
 
     /// Releases the operation lock, once this cache's own lines are written: the view of the
-    /// journal moves past them (they are in the index already).
+    /// journal moves past them (they are in the index already), and the shared page tells the
+    /// next holder where the journal ends (only when this hold caught up and no append failed:
+    /// otherwise the next holder looks at the journal itself).
     mutating func leaveExclusive() {
         guard holdsOperationLock, let lock = sharedLock else { return }
         // Pins this hold changed (a pinned entry removed or evicted) are written under the lock.
@@ -109,21 +141,26 @@ extension CacheState {
             _ = try? writePinsIfShared(claimPinsToWrite())
         }
         try? journal.flush(operation: .commit)
+        let replaced = journal.generation != journalGenerationAtEntry
+        var journaled = false
+        var end: Int64?
         if journal.fd >= 0 {
             let before = sharedView?.applied
-            if journal.generation != journalGenerationAtEntry {
+            if replaced {
                 // This cache rebuilt the journal: the view follows the new one.
                 try? followOwnJournal()
             } else if let size = ownJournalEnd() {
                 sharedView?.noteOwnLines(upTo: size)
             }
-            // The others' next reads look: this hold journaled something.
-            if let counter = lock.changeCount,
-                sharedView?.applied != before || journal.generation != journalGenerationAtEntry
-            {
-                seenChangeCount = counter.increment()
-            }
+            journaled = sharedView?.applied != before
+            if isCaughtUpInHold, journal.failure == nil { end = sharedView?.applied }
         }
+        // The others' next reads look when this hold journaled something.
+        if let left = lock.leave(journalEnd: end, journaled: journaled, replacedJournal: replaced), isCaughtUpInHold {
+            seenChangeCount = left.changeCount
+            seenJournalReplacements = left.replacements
+        }
+        isCaughtUpInHold = false
         holdsOperationLock = false
         lock.unlockOperation(using: fileSystem)
     }
@@ -142,7 +179,7 @@ extension CacheState {
     ///
     /// - Complexity: an atomic load when nothing changed (an `fstat` under the lock).
     ///
-    /// A read first compares the shared count of changes (``SharedCounter``), which a writer
+    /// A read first compares the shared count of changes (``SharedDirectoryLock/Word/changeCount``), which a writer
     /// bumps before its operation returns: nothing journaled since, nothing to do (no system
     /// call). With `cutsTornTail` (under the operation lock), or `looksAtJournal` (the watcher,
     /// woken by a line written a moment before its count), the journal itself is looked at:
@@ -150,7 +187,7 @@ extension CacheState {
     mutating func catchUpWithOthers(cutsTornTail: Bool, looksAtJournal: Bool = false) throws(CacheError) {
         guard isShared, !isClosed else { return }
         let fileSystem = fileSystem
-        let count = sharedLock?.changeCount?.load()
+        let count = sharedLock?.changeCount
         if !cutsTornTail && !looksAtJournal, let count, count == seenChangeCount { return }
         // (A rebuild renames the new journal over the old one in one step, unlinking it: the
         // link count the look reads tells, and a kill cannot leave the old one linked.)

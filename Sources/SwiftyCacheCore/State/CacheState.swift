@@ -40,9 +40,16 @@ struct CacheState {
     var sharedLock: SharedDirectoryLock?
     var sharedView: SharedJournalView?
     var holdsOperationLock = false
-    /// Sharing: the count of the directory's changes (``SharedCounter``) as of the last time
-    /// this cache caught up: a read that finds it unchanged has nothing to catch up with.
+    /// Sharing: the count of the directory's changes (``SharedDirectoryLock/Word/changeCount``)
+    /// as of the last time this cache caught up: a read that finds it unchanged has nothing to
+    /// catch up with.
     var seenChangeCount: UInt64?
+    /// Sharing: how many times the journal was rebuilt, as of the last time this cache caught
+    /// up under the operation lock (``SharedDirectoryLock/Word/journalReplacements``).
+    var seenJournalReplacements: UInt64?
+    /// Sharing: whether this hold of the operation lock applied everything the others
+    /// journaled (what it leaves in the shared page is true only then).
+    var isCaughtUpInHold = false
     /// Sharing: the journal writer's generation when the operation lock was taken (a rebuild
     /// of this hold changes it).
     var journalGenerationAtEntry = 0

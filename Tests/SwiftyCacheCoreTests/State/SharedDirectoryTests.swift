@@ -119,25 +119,45 @@ import Testing
         #expect(reopened.count == 50)
     }
 
+    /// What a writer killed in the middle of its append leaves: `tail` after the journal's last
+    /// line, and the mark of a holder at work in `journal.share`'s page (its fourth word, see
+    /// the on-disk format), which it never cleared.
+    private func leaveWhatAKilledWriterLeaves(_ tail: Data) throws {
+        let handle = try FileHandle(forWritingTo: directory.url.appending(path: "journal"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: tail)
+        try handle.close()
+        let share = try FileHandle(forWritingTo: directory.url.appending(path: "journal.share"))
+        try share.seek(toOffset: 24)
+        try share.write(contentsOf: withUnsafeBytes(of: UInt64(1).littleEndian) { Data($0) })
+        try share.close()
+    }
+
     @Test func aTornLineOfAKilledWriterIsCutOff() throws {
         let first = try open()
         try first.setData(value("kept"), forKey: "a")
-        // What a writer killed in the middle of its append leaves.
-        let journal = directory.url.appending(path: "journal")
-        let handle = try FileHandle(forWritingTo: journal)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("CLEAN torn 12 3 4".utf8))
-        try handle.close()
         let second = try open()
-        try second.setData(value("next"), forKey: "b")
-        #expect(try read(first, "b") == "next")
-        #expect(try read(first, "a") == "kept")
+        try second.setData(value("second"), forKey: "c")
+        try leaveWhatAKilledWriterLeaves(Data("CLEAN torn 12 3 4".utf8))
+        // A cache that was open before: the mark makes it look at the journal, not trust the page.
+        try first.setData(value("next"), forKey: "b")
+        #expect(try read(second, "b") == "next")
+        #expect(try read(second, "a") == "kept")
+        #expect(try read(first, "c") == "second")
+        let text = try String(contentsOf: directory.url.appending(path: "journal"), encoding: .utf8)
+        #expect(!text.contains("torn"))
+        // And one that opens after.
+        try leaveWhatAKilledWriterLeaves(Data("CLEAN torn 12 3 4".utf8))
+        let third = try open()
+        try third.setData(value("third"), forKey: "d")
+        #expect(try read(first, "d") == "third")
         try first.close()
         try second.close()
-        let text = try String(contentsOf: journal, encoding: .utf8)
-        #expect(!text.contains("torn"))
+        try third.close()
+        #expect(try !String(contentsOf: directory.url.appending(path: "journal"), encoding: .utf8).contains("torn"))
         let reopened = try open()
         #expect(try read(reopened, "b") == "next")
+        #expect(try read(reopened, "d") == "third")
         #expect(reopened.recoveryReport.damagedJournalLines == 0)
     }
 
@@ -163,10 +183,7 @@ import Testing
             } else {
                 tail = (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
             }
-            let handle = try FileHandle(forWritingTo: journal)
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(tail))
-            try handle.close()
+            try leaveWhatAKilledWriterLeaves(Data(tail))
             do {
                 let second = try open()
                 try second.setData(value("after-\(round)"), forKey: "next")
