@@ -175,10 +175,12 @@ struct SharedDirectoryLock: Sendable {
     }
 
     /// Leaves the page right for the next holder, just before the operation lock is released:
-    /// where the journal ends (`nil` when this hold cannot tell: the mark stays, and the next
+    /// where the journal ends (`nil` when this hold cannot tell: the mark is set, and the next
     /// holder looks at the journal itself), whether this hold journaled something or rebuilt
     /// the journal. Returns the count of changes and of rebuilds as left.
-    func leave(journalEnd: Int64?, journaled: Bool, replacedJournal: Bool) -> (changeCount: UInt64, replacements: UInt64)? {
+    func leave(journalEnd: Int64?, journaled: Bool, replacedJournal: Bool) -> (
+        changeCount: UInt64, replacements: UInt64
+    )? {
         guard let page else { return nil }
         let replacements =
             replacedJournal
