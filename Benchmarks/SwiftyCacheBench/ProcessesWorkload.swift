@@ -13,7 +13,8 @@ import Darwin
 ///   in chunks of 500 operations within each round (the cost of the operation lock and of the
 ///   check a read makes);
 /// - two processes setting disjoint keys at once against one process alone (each process a
-///   child of this one, released together), and against SQLite in two processes (WAL,
+///   child of this one, released together), against the protocol's floor (``SharedFloor``)
+///   alone and in two processes, and against SQLite in two processes (WAL,
 ///   `synchronous=NORMAL`, `busy_timeout`, a transaction per set);
 /// - how long after one process's set returns another process's `changes()` delivers it (what
 ///   bounds how long an `ObjectCache`'s memory may serve the value it replaced).
@@ -52,6 +53,9 @@ struct ProcessesWorkload {
             opened.execute("PRAGMA busy_timeout=10000;")
             store = opened
             set = { index in opened.set("\(prefix)\(index)", value(index)) }
+        } else if mode == "floor" {
+            let floor = SharedFloor(directory: directory, name: prefix)
+            set = { index in floor.set("\(prefix)\(index)", value(index)[0]) }
         } else {
             let opened = try DiskLRUCache(
                 directory: directory, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options(shared: true))
@@ -174,15 +178,23 @@ struct ProcessesWorkload {
         var alone: [Double] = []
         var both: [Double] = []
         var sqlite: [Double] = []
+        var floorAlone: [Double] = []
+        var floorBoth: [Double] = []
         for _ in 0..<rounds {
             alone.append(try launch(mode: "shared", processes: 1))
             both.append(try launch(mode: "shared", processes: 2))
+            floorAlone.append(try launch(mode: "floor", processes: 1))
+            floorBoth.append(try launch(mode: "floor", processes: 2))
             if SQLiteStore.isAvailable { sqlite.append(try launch(mode: "sqlite", processes: 2)) }
         }
         var derived: [(String, Double)] = [
             ("processes: sets/s, one process (sharing)", median(alone)),
             ("processes: sets/s, two processes at once (sharing, disjoint keys)", median(both)),
             ("processes: two processes' throughput × one process's", median(both) / median(alone)),
+            ("processes: floor, sets/s, one process (the protocol's system calls)", median(floorAlone)),
+            ("processes: floor, sets/s, two processes at once", median(floorBoth)),
+            ("processes: floor, two processes' throughput × one process's", median(floorBoth) / median(floorAlone)),
+            ("processes: two processes × the floor's two processes (speed)", median(both) / median(floorBoth)),
         ]
         if !sqlite.isEmpty {
             derived.append(("processes: sets/s, SQLite in two processes (WAL, busy_timeout)", median(sqlite)))

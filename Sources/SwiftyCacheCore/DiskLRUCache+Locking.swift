@@ -12,6 +12,9 @@ extension DiskLRUCache {
         /// Follow the others: their lines are applied without the lock, the journal looked at
         /// whatever the count of changes says (the watcher, woken by a line).
         case follows
+        /// Change it, once `body` wrote what needs no lock: `body` takes the operation lock
+        /// (``CacheState/enterExclusive()``) itself (a set's record, appended first).
+        case appendsFirst
     }
 
     /// Checks a key a write names: `[a-z0-9_-]{1,120}`.
@@ -44,7 +47,7 @@ extension DiskLRUCache {
                 if state.isShared {
                     if access == .writes {
                         try state.enterExclusive()
-                    } else {
+                    } else if access != .appendsFirst {
                         try state.catchUpWithOthers(cutsTornTail: false, looksAtJournal: access == .follows)
                     }
                 }

@@ -301,9 +301,9 @@ public final class DiskLRUCache: Sendable {
             if let groupCommit {
                 if try commitInGroup(groupCommit, key: key, lengths: lengths, record: record) { return }
             } else {
-                let committed = try locked(operation: .setData, key: key, claimsCleanup: true) { state in
-                    try state.commitRecord(key: key, lengths: lengths, record: record)
-                }
+                let committed = try locked(
+                    operation: .setData, key: key, access: .appendsFirst, claimsCleanup: true
+                ) { state in try state.commitRecord(key: key, lengths: lengths, record: record) }
                 if committed { return }
             }
         }

@@ -202,6 +202,8 @@ extension CacheState {
     mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
         guard let packed = records else { return false }
         try checkWritable(key: key, operation: .setData)
+        // Sharing, called without the operation lock: the record first, then the lock.
+        let early = try appendBeforeOperationLock(packed, key: key, record: record)
         let existing = table.index(of: key)
         var replaced: CommittedValues?
         if let existing {
@@ -215,7 +217,7 @@ extension CacheState {
         try ensureJournalWritable(operation: .setData, key: key)
         let location: ValueLocation
         do {
-            location = try packed.appendCommit(record, key: key)
+            if let early { location = early } else { location = try packed.appendCommit(record, key: key) }
         } catch  where error.isDirectoryVanished {
             // Recreated here, and the entry written anew.
             guard try restoreVanishedDirectory() else { throw error }

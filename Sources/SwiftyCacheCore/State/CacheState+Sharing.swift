@@ -76,6 +76,23 @@ extension CacheState {
         journalGenerationAtEntry = journal.generation
     }
 
+    /// A commit's record appended before the operation lock, which this takes then
+    /// (``PackedStorage/appendBeforeOperationLock(_:key:)``): for a set called without it
+    /// (``DiskLRUCache/StateAccess/appendsFirst``). `nil` when it holds the lock already, or
+    /// the record must be appended under it; an entry this cache is editing throws first.
+    mutating func appendBeforeOperationLock(
+        _ packed: any RecordStorage, key: String, record: [UInt8]
+    ) throws(CacheError) -> ValueLocation? {
+        guard isShared, !holdsOperationLock else { return nil }
+        // (Only this cache edits its entries: the others' edits never show in this index.)
+        if let index = table.index(of: key), table[index].isBeingEdited {
+            throw CacheError.editInProgress(key: key, operation: .setData)
+        }
+        let location = try packed.appendBeforeOperationLock(record, key: key)
+        try enterExclusive()
+        return location
+    }
+
     /// The catch-up the shared page allows, under the operation lock: when the last holder
     /// left it in order and nobody rebuilt the journal since this cache last looked, the
     /// others' lines are read up to where the page says the journal ends, and nothing else is

@@ -29,6 +29,13 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
     func appendCommit(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation
 
+    /// Where other caches write the directory too: appends the record of a commit before the
+    /// operation lock is taken; `nil`, having written nothing, when it must be appended under
+    /// the lock (``PackedStorage/appendBeforeOperationLock(_:key:)``).
+    ///
+    /// - Complexity: one `write` (plus a sync with `syncsWrites`).
+    func appendBeforeOperationLock(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation?
+
     /// Appends a batch's records (`nil` for a removal) with one `write`; returns where each
     /// record starts. In a directory whose segments are its log, removals are written too.
     ///

@@ -2,6 +2,25 @@
 /// accounting for their records as their journal lines are read, and the claim that keeps
 /// compaction away from a segment some cache still appends to.
 extension PackedStorage {
+    /// Appends the record of a commit to this cache's active segment before the operation
+    /// lock is taken: the segment is this cache's alone (its `flock` keeps the others'
+    /// compaction away), and no journal line names the record until the commit's, written
+    /// under the lock; so two caches write their records at once, and hold the lock only for
+    /// a journal line. A record whose commit then fails (or whose cache is killed before it)
+    /// is garbage, as a torn one is: only a log's scan adopts a record no line names, and a
+    /// shared directory is never a log. Returns `nil`, having written nothing, when the record
+    /// does not fit the active segment (naming a new one takes the lock) or there is none.
+    ///
+    /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``).
+    func appendBeforeOperationLock(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation? {
+        try state.withLock { (segments) throws(CacheError) -> ValueLocation? in
+            guard isShared, segments.logIdentity == nil, segments.active != nil,
+                segments.activeEnd + Int64(record.count) <= rollSize(liveBytes: segments.totalLiveBytes)
+            else { return nil }
+            return try appendLocked(&segments, record, key: key, syncs: syncsWrites)
+        }
+    }
+
     func noteOthersRecord(at location: ValueLocation, size: Int64, replacing: (location: ValueLocation, size: Int64)?) {
         state.withLock { segments in
             if location.segment != 0 {

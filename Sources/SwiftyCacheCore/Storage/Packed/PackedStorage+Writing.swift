@@ -242,7 +242,7 @@ extension PackedStorage {
 
     /// Writes `bytes` at the end of the active segment (rolling to a new one when it is full),
     /// under the storage's lock; with `syncs`, syncs it. Returns where they start.
-    private func appendLocked(_ segments: inout Segments, _ bytes: [UInt8], key: String?, syncs: Bool)
+    func appendLocked(_ segments: inout Segments, _ bytes: [UInt8], key: String?, syncs: Bool)
         throws(CacheError) -> ValueLocation
     {
         // (Sharing: each operation looks at the journal's link count first, which the directory's
