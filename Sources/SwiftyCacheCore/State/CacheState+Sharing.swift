@@ -349,12 +349,16 @@ extension CacheState {
                 at: location, size: recordSize(lengths),
                 replacing: before.map { ($0.location, recordSize($0.lengths)) })
             noteSupersededLine(replacing: before != nil)
-            var change = CacheChange(key: String(decoding: key, as: UTF8.self), kind: .committed)
-            change.isFromAnotherCache = true
-            changes.record(change)
+            // (The key's `String` only for someone who observes.)
+            if changes.isObserved {
+                var change = CacheChange(key: String(decoding: key, as: UTF8.self), kind: .committed)
+                change.isFromAnotherCache = true
+                changes.record(change)
+            }
         case .remove:
             guard let index else { return }
-            var change = CacheChange(key: String(decoding: key, as: UTF8.self), kind: .removed)
+            let isObserved = changes.isObserved
+            var change = CacheChange(key: isObserved ? String(decoding: key, as: UTF8.self) : nil, kind: .removed)
             change.isFromAnotherCache = true
             if let before {
                 // For a layer above that names its keys in the values (read before the record
@@ -374,7 +378,7 @@ extension CacheState {
                 table.remove(at: index)
             }
             redundantOpCount += 1
-            changes.record(change)
+            if isObserved { changes.record(change) }
         }
     }
 }
