@@ -8,9 +8,10 @@ extension DiskLRUCache {
     ///
     /// With ``processes``, any number of caches, in any number of processes (an app and its
     /// extensions, a server's workers), open the directory and write it. Each operation that
-    /// writes takes the directory's lock (`flock` on `journal.share`) for its own duration
+    /// writes takes the directory's lock (`flock` on `journal.share`) within its own duration
     /// only: it reads what the others journaled since it last looked (O(their lines)), appends
-    /// its own records and line, and releases the lock before it returns, so no lock is ever
+    /// its own line (a set's record goes to its own segment just before it takes the lock),
+    /// and releases the lock before it returns, so no lock is ever
     /// held between calls, while your code runs, or across a suspension (a process suspended
     /// between calls, as an app extension is, blocks nobody). A read takes no lock between
     /// processes: it first compares a count of changes the writers keep in `journal.share`
