@@ -10,12 +10,18 @@ import Testing
     let directory = TemporaryDirectory()
 
     private func open(
-        maxSize: Int = 1 << 20, syncsWrites: Bool = false, segmentSize: Int64? = nil, compactsInBackground: Bool = true
+        maxSize: Int = 1 << 20, syncsWrites: Bool = false, segmentSize: Int64? = nil, compactsInBackground: Bool = true,
+        fileSystem: FaultInjectingFileSystem? = nil
     ) throws -> DiskLRUCache {
         var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: .packed)
         options.sharing = .processes
         options.compactsInBackground = compactsInBackground
         if let segmentSize { options.packedSegmentSize = segmentSize }
+        if let fileSystem {
+            return try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize,
+                options: options, fileSystem: fileSystem)
+        }
         return try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize, options: options)
     }
@@ -206,6 +212,54 @@ import Testing
             }
             try alone.close()
         }
+    }
+
+    /// A set appends its record before it takes the directory's lock: while one cache's record
+    /// is held inside its `write`, the other cache writes and reads (with the lock taken first,
+    /// its set would wait for the held one and throw `directoryLocked` after 30 s).
+    @Test func aSetWritesItsRecordBeforeTakingTheLock() throws {
+        let faults = FaultInjectingFileSystem()
+        let first = try open(fileSystem: faults)
+        let second = try open()
+        // (The segment exists: a set that must create one creates it under the lock.)
+        try first.setData(value("warm"), forKey: "w")
+        let long = String(repeating: "x", count: 400)
+        let hold = faults.holdNextWrite(largerThan: 300)
+        defer { hold.release() }
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? first.setData([Data(long.utf8)], forKey: "held")
+            finished.signal()
+        }
+        #expect(hold.waitUntilHeld())
+        try second.setData(value("meanwhile"), forKey: "m")
+        #expect(try read(second, "held") == nil)
+        hold.release()
+        finished.wait()
+        #expect(try read(second, "held") == long)
+        #expect(try read(first, "m") == "meanwhile")
+    }
+
+    /// A set whose record was appended but whose lock could not be taken publishes nothing:
+    /// the record is garbage no line names, in both caches and after a compaction.
+    @Test func aSetThatCannotTakeTheLockPublishesNothing() throws {
+        let faults = FaultInjectingFileSystem()
+        let first = try open(fileSystem: faults)
+        try first.setData(value("one"), forKey: "a")
+        faults.failCall(named: "flock", occurrence: 1, errno: EIO)
+        #expect(throws: CacheError.self) { try first.setData(value("two"), forKey: "a") }
+        #expect(try read(first, "a") == "one")
+        let second = try open()
+        #expect(try read(second, "a") == "one")
+        try first.setData(value("three"), forKey: "b")
+        #expect(try read(second, "b") == "three")
+        try second.compact()
+        #expect(try read(first, "a") == "one")
+        try first.close()
+        try second.close()
+        let reopened = try open()
+        #expect(try read(reopened, "a") == "one")
+        #expect(try read(reopened, "b") == "three")
     }
 
     @Test func aSingleWriterAndASharingCacheExcludeEachOther() throws {
