@@ -64,6 +64,93 @@ import Darwin
         }
     }
 
+    /// Starts a `sharer` worker per log on `directory` (sequences from `round`); returns once
+    /// each said it is ready, with the pipe of its error output.
+    static func launchSharers(
+        on directory: URL, logs: [URL], round: Int, maxSize: Int, syncsWrites: Bool,
+        using generator: inout some RandomNumberGenerator
+    ) throws -> (processes: [Process], errors: [Pipe]) {
+        var processes: [Process] = []
+        var errors: [Pipe] = []
+        for (worker, log) in logs.enumerated() {
+            _ = FileManager.default.createFile(atPath: log.path(percentEncoded: false), contents: nil)
+            let process = Process()
+            process.executableURL = reliabilityWorker
+            process.arguments = [
+                "sharer", directory.path(percentEncoded: false), log.path(percentEncoded: false),
+                String(UInt64.random(in: 1...UInt64.max, using: &generator)),
+                String((round + 1) * 10_000_000 + worker * 1_000_000), String(maxSize),
+                syncsWrites ? "sync" : "async",
+            ]
+            let output = Pipe()
+            let error = Pipe()
+            process.standardOutput = output
+            process.standardError = error
+            try process.run()
+            waitUntilReady(output)
+            processes.append(process)
+            errors.append(error)
+        }
+        return (processes, errors)
+    }
+
+    /// The operations of every log, per key; how many keys had one in flight at the end.
+    static func operations(in logs: [URL]) throws -> (operations: [String: [Operation]], inFlight: Int) {
+        var operations: [String: [Operation]] = [:]
+        var inFlight = 0
+        for log in logs {
+            let (read, _) = try read(log: log)
+            for (key, list) in read {
+                operations[key, default: []] += list
+                if list.contains(where: { $0.completed == nil }) { inFlight += 1 }
+            }
+        }
+        return (operations, inFlight)
+    }
+
+    /// The sequence each key of `directory` holds, its structure checked first
+    /// (``CacheInvariants``); a key whose slots are of two writes is a finding. `nil` when the
+    /// directory does not check out (a finding too).
+    static func observed(in directory: URL, round: Int, findings: inout [String]) -> [String: Int]? {
+        let found: [String: [CheckedValue.Parsed]]
+        do {
+            found = try CacheInvariants.check(directory, storage: .packed(inlineLimit: 4096))
+        } catch {
+            findings.append("round \(round): \(error)")
+            return nil
+        }
+        var observed: [String: Int] = [:]
+        for (key, slots) in found {
+            guard slots.count == 2, slots[0].sequence == slots[1].sequence else {
+                findings.append("round \(round): \(key) holds slots of two writes: \(slots)")
+                continue
+            }
+            observed[key] = slots[0].sequence
+        }
+        return observed
+    }
+
+    /// Checks what each key holds against the logs: a sequence some write of it wrote (or
+    /// its sequence in `state`, before the round), and with `linearizable` a state a
+    /// linearizable store could leave (``isPossible(_:initial:operations:)``).
+    static func checkKeys(
+        _ observed: [String: Int], against operations: [String: [Operation]], from state: [String: Int], round: Int,
+        linearizable: Bool, findings: inout [String]
+    ) {
+        for key in Set(observed.keys).union(operations.keys).union(state.keys) {
+            let list = operations[key] ?? []
+            if let sequence = observed[key], sequence != state[key], !list.contains(where: { $0.sequence == sequence })
+            {
+                findings.append("round \(round): \(key) holds \(sequence), which no write of it wrote")
+            }
+            if linearizable && !isPossible(observed[key], initial: state[key], operations: list) {
+                findings.append(
+                    "round \(round): \(key) holds \(observed[key].map(String.init) ?? "nothing"), lost an acknowledged write"
+                )
+            }
+        }
+    }
+
     private func runRounds(maxSize: Int, syncsWrites: Bool, checksLinearizability: Bool) throws -> [String] {
         let root = TemporaryDirectory()
         let directory = root.appending("shared")
@@ -73,27 +160,9 @@ import Darwin
         var killedInside = 0
         for round in 0..<Self.rounds {
             let logs = (0..<Self.workers).map { root.appending("round\(round)-\($0).log") }
-            var processes: [Process] = []
-            var errors: [Pipe] = []
-            for worker in 0..<Self.workers {
-                _ = FileManager.default.createFile(atPath: logs[worker].path(percentEncoded: false), contents: nil)
-                let process = Process()
-                process.executableURL = reliabilityWorker
-                process.arguments = [
-                    "sharer", directory.path(percentEncoded: false), logs[worker].path(percentEncoded: false),
-                    String(UInt64.random(in: 1...UInt64.max, using: &generator)),
-                    String((round + 1) * 10_000_000 + worker * 1_000_000), String(maxSize),
-                    syncsWrites ? "sync" : "async",
-                ]
-                let output = Pipe()
-                let error = Pipe()
-                process.standardOutput = output
-                process.standardError = error
-                try process.run()
-                waitUntilReady(output)
-                processes.append(process)
-                errors.append(error)
-            }
+            let (processes, errors) = try Self.launchSharers(
+                on: directory, logs: logs, round: round, maxSize: maxSize, syncsWrites: syncsWrites,
+                using: &generator)
             // Each is killed once it completed its own random number of operations; the others
             // go on meanwhile, and meet what the killed one left.
             var targets = (0..<Self.workers).map { _ in Int.random(in: 50...500, using: &generator) }
@@ -118,42 +187,12 @@ import Darwin
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
             }
-            var operations: [String: [Operation]] = [:]
-            for log in logs {
-                let (read, _) = try Self.read(log: log)
-                for (key, list) in read {
-                    operations[key, default: []] += list
-                    if list.contains(where: { $0.completed == nil }) { killedInside += 1 }
-                }
-            }
-            let found: [String: [CheckedValue.Parsed]]
-            do {
-                found = try CacheInvariants.check(directory, storage: .packed(inlineLimit: 4096))
-            } catch {
-                findings.append("round \(round): \(error)")
-                break
-            }
-            var observed: [String: Int] = [:]
-            for (key, slots) in found {
-                guard slots.count == 2, slots[0].sequence == slots[1].sequence else {
-                    findings.append("round \(round): \(key) holds slots of two writes: \(slots)")
-                    continue
-                }
-                observed[key] = slots[0].sequence
-            }
-            for key in Set(observed.keys).union(operations.keys).union(state.keys) {
-                let list = operations[key] ?? []
-                if let sequence = observed[key], sequence != state[key],
-                    !list.contains(where: { $0.sequence == sequence })
-                {
-                    findings.append("round \(round): \(key) holds \(sequence), which no write of it wrote")
-                }
-                if checksLinearizability && !Self.isPossible(observed[key], initial: state[key], operations: list) {
-                    findings.append(
-                        "round \(round): \(key) holds \(observed[key].map(String.init) ?? "nothing"), lost an acknowledged write"
-                    )
-                }
-            }
+            let (operations, inFlight) = try Self.operations(in: logs)
+            killedInside += inFlight
+            guard let observed = Self.observed(in: directory, round: round, findings: &findings) else { break }
+            Self.checkKeys(
+                observed, against: operations, from: state, round: round, linearizable: checksLinearizability,
+                findings: &findings)
             if !checksLinearizability {
                 let cache = try DiskLRUCache(
                     directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max,
