@@ -43,6 +43,9 @@ extension DiskLRUCache {
     ///   about 20 ms per 100,000 entries); the others then read the new journal whole.
     /// - A clean close leaves no saved index unless the cache is the last one open; the next
     ///   open replays the journal.
+    /// - A process stopped inside a write (in a debugger) holds the lock until it goes on or
+    ///   ends: the others' reads go on, and their writes throw
+    ///   ``CacheError/Code/directoryLocked`` after waiting 30 seconds, having changed nothing.
     public struct Sharing: Sendable, Hashable, CustomStringConvertible {
         private let sharesProcesses: Bool
 

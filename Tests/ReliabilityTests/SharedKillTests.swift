@@ -252,6 +252,41 @@ import Darwin
         try cache.close()
     }
 
+    /// A holder of the operation lock that never lets go (a process stopped inside an
+    /// operation, as in a debugger: here the test holds `journal.share`): reads go on, a write
+    /// waits 30 s and throws `directoryLocked` saying why, and changes nothing; once the lock
+    /// is free, writes go on.
+    @Test func aStoppedHolderMakesAWriteThrowAfterItsWait() throws {
+        let root = TemporaryDirectory()
+        let directory = root.appending("shared")
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.sharing = .processes
+        let cache = try DiskLRUCache(
+            directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+        try cache.setData([Data("before".utf8)], forKey: "k")
+        let holder = open(directory.appending(path: "journal.share").path(percentEncoded: false), O_RDWR)
+        #expect(holder >= 0)
+        #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)
+        #expect(try cache.data(forKey: "k").map { String(decoding: $0[0], as: UTF8.self) } == "before")
+        let start = ContinuousClock.now
+        do {
+            try cache.setData([Data("during".utf8)], forKey: "k")
+            Issue.record("a set went through a held lock")
+        } catch let error as CacheError {
+            #expect(error.code == .directoryLocked)
+            #expect(error.message.contains("sharing this directory held its lock"))
+            #expect(ContinuousClock.now - start >= .seconds(30))
+        }
+        close(holder)
+        #expect(try cache.data(forKey: "k").map { String(decoding: $0[0], as: UTF8.self) } == "before")
+        try cache.setData([Data("after".utf8)], forKey: "k")
+        try cache.close()
+        let reopened = try DiskLRUCache(
+            directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+        #expect(try reopened.data(forKey: "k").map { String(decoding: $0[0], as: UTF8.self) } == "after")
+        try reopened.close()
+    }
+
     @Test func fourProcessesKilledAtRandomLoseNoAcknowledgedWrite() throws {
         #expect(try runRounds(maxSize: Int.max, syncsWrites: false, checksLinearizability: true) == [])
     }

@@ -146,7 +146,9 @@ struct SharedDirectoryLock: Sendable {
                     continue
                 }
                 let now = clock.now
-                if let deadline, now > deadline { throw CacheError.directoryLocked(directory.path, cause: error) }
+                if let deadline, now > deadline {
+                    throw CacheError.sharedOperationTimedOut(directory.path, waited: Self.longestWait, cause: error)
+                }
                 if deadline == nil { deadline = now.advanced(by: Self.longestWait) }
                 ProcessPause.sleep(microseconds: attempts < 256 ? 50 : 1_000)
             } catch {

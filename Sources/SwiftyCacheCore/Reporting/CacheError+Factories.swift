@@ -43,6 +43,19 @@ extension CacheError {
             path: path, operation: .open, cause: cause)
     }
 
+    /// Where several caches write (``DiskLRUCache/Sharing/processes``): another cache's
+    /// operation held the directory's operation lock for as long as an operation waits.
+    static func sharedOperationTimedOut(
+        _ path: String, waited: Duration, cause: (any Error)? = nil, file: String = #fileID, line: Int = #line
+    ) -> CacheError {
+        CacheError(
+            at: file, line,
+            code: .directoryLocked,
+            message: "another cache sharing this directory held its lock for \(waited) (a process stopped inside an "
+                + "operation, as in a debugger, holds it until it goes on or ends); nothing was changed",
+            path: path, operation: .open, cause: cause)
+    }
+
     static func closed(operation: Operation, key: String? = nil, file: String = #fileID, line: Int = #line)
         -> CacheError
     {
