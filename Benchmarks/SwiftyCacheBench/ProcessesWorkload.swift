@@ -53,9 +53,9 @@ struct ProcessesWorkload {
             opened.execute("PRAGMA busy_timeout=10000;")
             store = opened
             set = { index in opened.set("\(prefix)\(index)", value(index)) }
-        } else if mode == "floor" {
-            let floor = SharedFloor(directory: directory, name: prefix)
-            set = { index in floor.set("\(prefix)\(index)", value(index)[0]) }
+        } else if let kind = SharedFloor.Kind(rawValue: mode) {
+            let floor = SharedFloor(kind, directory: directory, name: prefix)
+            set = { _ in floor.set() }
         } else {
             let opened = try DiskLRUCache(
                 directory: directory, appVersion: 1, valueCount: 1, maxSize: Int.max, options: options(shared: true))
@@ -180,11 +180,15 @@ struct ProcessesWorkload {
         var sqlite: [Double] = []
         var floorAlone: [Double] = []
         var floorBoth: [Double] = []
+        var unlockedAlone: [Double] = []
+        var unlockedBoth: [Double] = []
         for _ in 0..<rounds {
             alone.append(try launch(mode: "shared", processes: 1))
             both.append(try launch(mode: "shared", processes: 2))
             floorAlone.append(try launch(mode: "floor", processes: 1))
             floorBoth.append(try launch(mode: "floor", processes: 2))
+            unlockedAlone.append(try launch(mode: "floor-unlocked", processes: 1))
+            unlockedBoth.append(try launch(mode: "floor-unlocked", processes: 2))
             if SQLiteStore.isAvailable { sqlite.append(try launch(mode: "sqlite", processes: 2)) }
         }
         var derived: [(String, Double)] = [
@@ -195,6 +199,10 @@ struct ProcessesWorkload {
             ("processes: floor, sets/s, two processes at once", median(floorBoth)),
             ("processes: floor, two processes' throughput × one process's", median(floorBoth) / median(floorAlone)),
             ("processes: two processes × the floor's two processes (speed)", median(both) / median(floorBoth)),
+            (
+                "processes: floor without a lock (appends only), two processes × one",
+                median(unlockedBoth) / median(unlockedAlone)
+            ),
         ]
         if !sqlite.isEmpty {
             derived.append(("processes: sets/s, SQLite in two processes (WAL, busy_timeout)", median(sqlite)))

@@ -6,30 +6,39 @@ import Glibc
 import Darwin
 #endif
 
-/// The floor of a set in a directory several processes write: the bare system calls the
-/// sharing protocol makes, with an in-memory index of the lines read and nothing else (no
-/// checksum, no LRU order, no accounting, no error handling beyond stopping).
+/// The floors of a set in a directory several processes write: bare system calls over a
+/// record and a journal line built once, no index, no checksum, no error handling.
 ///
-/// - the record appended to this process's own segment with one `write`, before the lock;
-/// - `flock` of the lock file (tried without blocking, the core yielded between tries, as the
-///   cache does); the journal's end read from a mapped page; the others' lines
-///   since this process last looked read with one `pread` (none when nothing changed) and
-///   indexed; the `CLEAN` line appended with one `write`; the page's end moved; `flock` off.
+/// - ``Kind/locked``, the sharing protocol's calls: the record appended to this process's
+///   own segment with one `write`, before the lock; `flock` of the lock file (tried without
+///   blocking, the core yielded between tries, as the cache does); the journal's end read from
+///   a mapped page; what the others appended since this process last looked read with one
+///   `pread` (none when nothing changed); the line appended with one `write`; the page's end
+///   moved; `flock` off.
+/// - ``Kind/unlocked``: the record's `write` and the line's `write` (`O_APPEND`) to the
+///   same shared journal, with no lock and no catch-up: what a protocol without a
+///   directory-wide lock around the journal's append could reach at best.
 ///
-/// What two processes running it at once gain over one is what the protocol's lock allows,
+/// What two processes running one at once gain over one is what that protocol allows,
 /// whatever a cache does around it.
 final class SharedFloor {
+    enum Kind: String {
+        case locked = "floor"
+        case unlocked = "floor-unlocked"
+    }
+
+    private let kind: Kind
     private let segment: Int32
     private let journal: Int32
     private let lock: Int32
     private let page: UnsafeMutablePointer<Int64>?
-    private var segmentEnd: Int64 = 0
     private var seen: Int64 = 0
-    private var index: [Substring: Int] = [:]
     private var buffer = [UInt8](repeating: 0, count: 16 << 10)
-    private var record: [UInt8] = []
+    private let record = [UInt8](repeating: 0x78, count: 340)
+    private let line = Array("CLEAN floor-key-0000000 320 1 0000000\n".utf8)
 
-    init(directory: URL, name: String) {
+    init(_ kind: Kind, directory: URL, name: String) {
+        self.kind = kind
         let path = directory.path(percentEncoded: false)
         mkdir(path, 0o700)
         segment = open(path + "/floor-segment-\(name)", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
@@ -47,36 +56,22 @@ final class SharedFloor {
         close(lock)
     }
 
-    func set(_ key: String, _ value: Data) {
-        record.removeAll(keepingCapacity: true)
-        record.append(contentsOf: key.utf8)
-        record.append(contentsOf: value)
-        let written = record.withUnsafeBytes { write(segment, $0.baseAddress, $0.count) }
-        let offset = segmentEnd
-        segmentEnd += Int64(max(written, 0))
-        // As the cache waits: trying without blocking, yielding the core between tries (a
-        // blocking `flock` puts the waiter to sleep, and two processes then run at half speed).
+    func set() {
+        _ = record.withUnsafeBytes { write(segment, $0.baseAddress, $0.count) }
+        guard kind == .locked else {
+            _ = line.withUnsafeBytes { write(journal, $0.baseAddress, $0.count) }
+            return
+        }
         while flock(lock, LOCK_EX | LOCK_NB) != 0 { sched_yield() }
         let end = page?.pointee ?? seen
-        if end > seen { catchUp(to: end) }
-        let line = Array("CLEAN \(key) \(value.count) 1 \(offset)\n".utf8)
+        if end > seen {
+            let wanted = Int(min(Int64(buffer.count), end - seen))
+            let count = buffer.withUnsafeMutableBytes { pread(journal, $0.baseAddress, wanted, off_t(seen)) }
+            seen += Int64(max(count, 0))
+        }
         let appended = line.withUnsafeBytes { write(journal, $0.baseAddress, $0.count) }
         seen += Int64(max(appended, 0))
         page?.pointee = seen
         flock(lock, LOCK_UN)
-    }
-
-    /// Reads the lines between what this process saw and `end`, and indexes each line's key.
-    private func catchUp(to end: Int64) {
-        let wanted = Int(min(Int64(buffer.count), end - seen))
-        let count = buffer.withUnsafeMutableBytes { pread(journal, $0.baseAddress, wanted, off_t(seen)) }
-        guard count > 0 else { return }
-        var start = 0
-        for position in 0..<count where buffer[position] == UInt8(ascii: "\n") {
-            let line = String(decoding: buffer[start..<position], as: UTF8.self)
-            if let key = line.split(separator: " ").dropFirst().first { index[key] = start }
-            start = position + 1
-        }
-        seen += Int64(count)
     }
 }
