@@ -86,6 +86,17 @@ struct DurabilityWorkloads {
                 for i in 0..<singles { try? fourThreads.set(notes[i], forKey: "four-\(thread)-\(i)") }
             }
             try fourThreads.close()
+            // Their floor: the notes' bytes through the least a group commit can be.
+            let groupFloorBytes = floorBytes
+            let oneFloor = GroupSyncFloor(path: floorDirectory.appending(path: "group-one").path(percentEncoded: false))
+            let oneFloorSeconds = onThreads(1) { _ in
+                for i in 0..<singles { oneFloor.commit(groupFloorBytes[i % groupFloorBytes.count]) }
+            }
+            let fourFloor = GroupSyncFloor(
+                path: floorDirectory.appending(path: "group-four").path(percentEncoded: false))
+            let fourFloorSeconds = onThreads(4) { _ in
+                for i in 0..<singles { fourFloor.commit(groupFloorBytes[i % groupFloorBytes.count]) }
+            }
             guard round >= 0 else { continue }
             for (name, run) in [
                 ("single", single), ("single sqlite", singleSQLite), ("again", singleAgain),
@@ -96,6 +107,10 @@ struct DurabilityWorkloads {
             }
             runs["one thread", default: []].append(Run(operations: singles, seconds: oneSeconds, latencies: []))
             runs["four threads", default: []].append(Run(operations: 4 * singles, seconds: fourSeconds, latencies: []))
+            runs["one thread floor", default: []].append(
+                Run(operations: singles, seconds: oneFloorSeconds, latencies: []))
+            runs["four threads floor", default: []].append(
+                Run(operations: 4 * singles, seconds: fourFloorSeconds, latencies: []))
         }
         let pairs = [
             ("single", "ObjectCache durable set note", "sqlite FULL autocommit insert note"),
@@ -129,6 +144,14 @@ struct DurabilityWorkloads {
         rows.append((four, one))
         derived.append(
             ("durable sets: 4 threads' throughput × 1 thread's", four.opsPerSecond / max(one.opsPerSecond, 1e-12)))
+        let oneFloor = summarize("floor: group-synced appends, 1 thread", runs["one thread floor"] ?? [])
+        let fourFloor = summarize("floor: group-synced appends, 4 threads", runs["four threads floor"] ?? [])
+        rows.append((fourFloor, oneFloor))
+        derived.append(
+            (
+                "floor: group-synced appends, 4 threads' throughput × 1 thread's",
+                fourFloor.opsPerSecond / max(oneFloor.opsPerSecond, 1e-12)
+            ))
         derived += try bytesWrittenPerGet()
         return (rows, derived)
     }
