@@ -209,15 +209,19 @@ import Darwin
         return findings
     }
 
+    /// A sharing cache of one slot, as the `shared-writer` worker opens it.
+    static func openShared(_ directory: URL) throws -> DiskLRUCache {
+        var options = DiskLRUCache.Options(storage: .packed)
+        options.sharing = .processes
+        return try DiskLRUCache(directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+    }
+
     /// Another process sets a key 300 times; after each set returns, a read here (begun after
     /// it) returns that value: the read's check of the shared count of changes sees the write.
     @Test func aReadInAnotherProcessSeesEveryWriteThatReturned() throws {
         let root = TemporaryDirectory()
         let directory = root.appending("shared")
-        var options = DiskLRUCache.Options(storage: .packed)
-        options.sharing = .processes
-        let cache = try DiskLRUCache(
-            directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+        let cache = try Self.openShared(directory)
         let process = Process()
         process.executableURL = reliabilityWorker
         process.arguments = ["shared-writer", directory.path(percentEncoded: false), "300"]
@@ -259,10 +263,7 @@ import Darwin
     @Test func aStoppedHolderMakesAWriteThrowAfterItsWait() throws {
         let root = TemporaryDirectory()
         let directory = root.appending("shared")
-        var options = DiskLRUCache.Options(storage: .packed)
-        options.sharing = .processes
-        let cache = try DiskLRUCache(
-            directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+        let cache = try Self.openShared(directory)
         try cache.setData([Data("before".utf8)], forKey: "k")
         let holder = open(directory.appending(path: "journal.share").path(percentEncoded: false), O_RDWR)
         #expect(holder >= 0)
@@ -281,8 +282,7 @@ import Darwin
         #expect(try cache.data(forKey: "k").map { String(decoding: $0[0], as: UTF8.self) } == "before")
         try cache.setData([Data("after".utf8)], forKey: "k")
         try cache.close()
-        let reopened = try DiskLRUCache(
-            directory: directory, appVersion: 1, valueCount: 1, maxSize: 1 << 30, options: options)
+        let reopened = try Self.openShared(directory)
         #expect(try reopened.data(forKey: "k").map { String(decoding: $0[0], as: UTF8.self) } == "after")
         try reopened.close()
     }
