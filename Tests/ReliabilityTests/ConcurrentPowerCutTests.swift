@@ -11,9 +11,10 @@ import Glibc
 /// Power cuts while four threads make durable commits (packed storage, `syncsWrites`: group
 /// commit, the segments as the log): loop-mounted ext4, `EXT4_IOC_SHUTDOWN` without a log flush
 /// while the threads are still writing, remount, verify. Each thread owns its keys. Every call
-/// that returned holds after the cut; a call that threw may or may not (its sync may have
-/// reached the disk before it failed), but nothing else: no value never written, no torn one,
-/// no untouched key changed.
+/// that returned before the cut began (or began after it ended) holds after the cut; a call that
+/// threw, or returned while the cut ran, may or may not (its sync may have reached the disk
+/// before it failed), but nothing else: no value never written, no torn one, no untouched key
+/// changed.
 @Suite(.serialized) struct ConcurrentPowerCutTests {
     static let threads = 4
 
@@ -44,6 +45,10 @@ import Glibc
                 let target = 160
                 let reached = DispatchSemaphore(value: 0)
                 let cut = Atomic<Bool>(false)
+                // Set before the cut begins: a call that returns after it is in doubt (a real power
+                // cut returns nothing; `EXT4_IOC_SHUTDOWN` lets a `write` and an `fdatasync` under
+                // way while it runs return success and still lose their bytes).
+                let cutBegun = Atomic<Bool>(false)
                 let writers = (0..<Self.threads).map { thread in
                     onNewThread {
                         var random = SplitMix(state: UInt64(0xC0FF_EE00 + round * 16 + thread))
@@ -51,7 +56,8 @@ import Glibc
                         var step = 0
                         while afterCut < 12 {
                             step += 1
-                            if cut.load(ordering: .acquiring) { afterCut += 1 }
+                            let beganAfterCut = cut.load(ordering: .acquiring)
+                            if beganAfterCut { afterCut += 1 }
                             // Thread `thread` owns the keys whose index is `thread` modulo four.
                             let index = Int.random(in: 0..<(PowerCutTests.universe / Self.threads), using: &random)
                             let key = "k\(index * Self.threads + thread)"
@@ -69,8 +75,10 @@ import Glibc
                                 value = nil
                                 returned = (try? cache.removeValue(forKey: key)) != nil
                             }
+                            // Acknowledged: returned before the cut began, or began after it ended.
+                            let acknowledged = returned && (beganAfterCut || !cutBegun.load(ordering: .acquiring))
                             calls.withLock { calls in
-                                if returned {
+                                if acknowledged {
                                     calls[key] = KeyCalls(acknowledged: .some(value))
                                 } else {
                                     calls[key, default: KeyCalls()].inDoubt.insert(value)
@@ -81,6 +89,7 @@ import Glibc
                     }
                 }
                 reached.wait()
+                cutBegun.store(true, ordering: .releasing)
                 PowerCutTests.cutPower(at: mountPoint)
                 cut.store(true, ordering: .releasing)
                 for writer in writers { writer.wait() }

@@ -12,7 +12,8 @@ import Glibc
 /// two caches in this process hold separate descriptors and locks, as two processes would), each
 /// from a thread of its own over keys both write: loop-mounted ext4, `EXT4_IOC_SHUTDOWN` without
 /// a log flush while both are still writing, remount, verify. With `syncsWrites`, every key
-/// holds the value of its last call that returned, or of a call that threw after it. Without,
+/// holds the value of its last call that returned before the cut began (or began after it
+/// ended), or of a call after it that threw or returned while the cut ran. Without,
 /// a key written since the round's `sync` holds one of the values written to it since, its value
 /// at the sync, or nothing; every other key is exactly as at the sync; nothing is torn or mixed.
 @Suite(.serialized) struct SharedPowerCutTests {
@@ -56,6 +57,10 @@ import Glibc
                 let target = syncsWrites ? 120 : 1_200
                 let reached = DispatchSemaphore(value: 0)
                 let cut = Atomic<Bool>(false)
+                // Set before the cut begins: a call that returns after it is in doubt (a real power
+                // cut returns nothing; `EXT4_IOC_SHUTDOWN` lets a `write` and an `fdatasync` under
+                // way while it runs return success and still lose their bytes).
+                let cutBegun = Atomic<Bool>(false)
                 let writers = (0..<2).map { writer in
                     onNewThread {
                         let cache = caches[writer]
@@ -64,7 +69,8 @@ import Glibc
                         var step = 0
                         while afterCut < 12 {
                             step += 1
-                            if cut.load(ordering: .acquiring) { afterCut += 1 }
+                            let beganAfterCut = cut.load(ordering: .acquiring)
+                            if beganAfterCut { afterCut += 1 }
                             let key = "k\(Int.random(in: 0..<PowerCutTests.universe, using: &random))"
                             let sequence = (round + 1) * 1_000_000 + writer * 100_000 + step
                             let value: Int? = Int.random(in: 0..<10, using: &random) < 8 ? sequence : nil
@@ -80,8 +86,10 @@ import Glibc
                             } else {
                                 returned = (try? cache.removeValue(forKey: key)) != nil
                             }
+                            // Acknowledged: returned before the cut began, or began after it ended.
+                            let acknowledged = returned && (beganAfterCut || !cutBegun.load(ordering: .acquiring))
                             calls.withLock { calls in
-                                if returned {
+                                if acknowledged {
                                     calls[key, default: KeyCalls()].acknowledged = .some(value)
                                     calls[key, default: KeyCalls()].afterAcknowledged = []
                                 } else {
@@ -93,6 +101,7 @@ import Glibc
                     }
                 }
                 reached.wait()
+                cutBegun.store(true, ordering: .releasing)
                 PowerCutTests.cutPower(at: mountPoint)
                 cut.store(true, ordering: .releasing)
                 for writer in writers { writer.wait() }
