@@ -33,7 +33,13 @@ struct SharedDirectoryLock: Sendable {
         /// found set by the next holder, the last one died holding the lock (its appends may be
         /// torn), and the journal itself is looked at.
         case holderAtWork = 3
+        /// The version of this protocol (the words and what they mean) the caches that have the
+        /// directory open follow: set by the cache that opens it alone, checked by the others.
+        case protocolVersion = 4
     }
+
+    /// The version of the protocol this release follows (``Word/protocolVersion``).
+    static let protocolVersion: UInt64 = 1
 
     /// What the last holder of the operation lock left in the page, read by the next holder;
     /// `nil` when there is no page or it did not leave it in order (it died holding the lock).
@@ -82,6 +88,7 @@ struct SharedDirectoryLock: Sendable {
         }
         do {
             try fileSystem.advisoryLock(openFD, .exclusive)
+            lock.page?.store(Self.protocolVersion, at: Word.protocolVersion.rawValue)
             return (lock, true)
         } catch  where error.errno == Errno.wouldBlock {
             // Another cache has it open: shared with other sharing caches, or exclusively by a
@@ -95,7 +102,7 @@ struct SharedDirectoryLock: Sendable {
         while true {
             do {
                 try fileSystem.advisoryLock(openFD, .shared)
-                return (lock, false)
+                break
             } catch  where error.errno == Errno.wouldBlock && attempts < 100 {
                 attempts += 1
                 DirectoryLock.pause()
@@ -105,6 +112,13 @@ struct SharedDirectoryLock: Sendable {
                 throw CacheError.ioFailure(error, operation: .lockingDirectory, path: directory.lockPath)
             }
         }
+        // Beside caches of another protocol (another release, which may not leave the journal's
+        // end in the page): refused, as beside a single writer.
+        if let page = lock.page, page.load(Word.protocolVersion.rawValue) != Self.protocolVersion {
+            lock.release(using: fileSystem)
+            throw CacheError.sharedProtocolMismatch(directory.path)
+        }
+        return (lock, false)
     }
 
     /// After the open of a cache that was alone: the open lock becomes shared, so that other

@@ -56,6 +56,17 @@ extension CacheError {
             path: path, operation: .open, cause: cause)
     }
 
+    /// Where several caches write: the ones that have the directory open follow another
+    /// version of the sharing protocol (another release).
+    static func sharedProtocolMismatch(_ path: String, file: String = #fileID, line: Int = #line) -> CacheError {
+        CacheError(
+            at: file, line,
+            code: .directoryLocked,
+            message: "caches of another release share this directory, and their protocol is not this one's; "
+                + "open it once they have closed it",
+            path: path, operation: .open)
+    }
+
     static func closed(operation: Operation, key: String? = nil, file: String = #fileID, line: Int = #line)
         -> CacheError
     {

@@ -262,6 +262,34 @@ import Testing
         #expect(try read(reopened, "b") == "three")
     }
 
+    /// Caches of another release, whose sharing protocol is another (the fifth word of
+    /// `journal.share`'s page, see the on-disk format), have the directory open: an open beside
+    /// them is refused; once they have closed it, an open alone makes this protocol the
+    /// directory's.
+    @Test func anOpenBesideCachesOfAnotherProtocolIsRefused() throws {
+        let first = try open()
+        try first.setData(value("one"), forKey: "a")
+        let share = try FileHandle(forWritingTo: directory.url.appending(path: "journal.share"))
+        try share.seek(toOffset: 32)
+        try share.write(contentsOf: withUnsafeBytes(of: UInt64(7).littleEndian) { Data($0) })
+        try share.close()
+        do {
+            _ = try open()
+            Issue.record("a cache opened beside caches of another protocol")
+        } catch let error as CacheError {
+            #expect(error.code == .directoryLocked)
+            #expect(error.message.contains("another release"))
+        }
+        try first.close()
+        let alone = try open()
+        let beside = try open()
+        #expect(try read(beside, "a") == "one")
+        try beside.setData(value("two"), forKey: "a")
+        #expect(try read(alone, "a") == "two")
+        try alone.close()
+        try beside.close()
+    }
+
     @Test func aSingleWriterAndASharingCacheExcludeEachOther() throws {
         let shared = try open()
         expectError(.directoryLocked) {
