@@ -31,6 +31,9 @@ extension DiskLRUCache {
     ///   release or an earlier one) cannot open it while a sharing cache has it open, and the
     ///   other way round (``CacheError/Code/directoryLocked``). The files are those of packed
     ///   storage: a directory written this way opens in either mode, and in earlier releases.
+    ///   The caches open at once must be of releases that follow the same sharing protocol
+    ///   (its version is in `journal.share`): an open beside caches of another throws
+    ///   ``CacheError/Code/directoryLocked``.
     /// - Eviction order is each process's view: reads write nothing, so a process does not
     ///   know what the others read, and evicts by the recency of its own reads and everyone's
     ///   writes.
