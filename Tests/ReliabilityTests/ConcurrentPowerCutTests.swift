@@ -44,11 +44,7 @@ import Glibc
                 let done = Atomic<Int>(0)
                 let target = 160
                 let reached = DispatchSemaphore(value: 0)
-                let cut = Atomic<Bool>(false)
-                // Set before the cut begins: a call that returns after it is in doubt (a real power
-                // cut returns nothing; `EXT4_IOC_SHUTDOWN` lets a `write` and an `fdatasync` under
-                // way while it runs return success and still lose their bytes).
-                let cutBegun = Atomic<Bool>(false)
+                let cut = PowerCutTests.CutMoment()
                 let writers = (0..<Self.threads).map { thread in
                     onNewThread {
                         var random = SplitMix(state: UInt64(0xC0FF_EE00 + round * 16 + thread))
@@ -56,7 +52,7 @@ import Glibc
                         var step = 0
                         while afterCut < 12 {
                             step += 1
-                            let beganAfterCut = cut.load(ordering: .acquiring)
+                            let beganAfterCut = cut.hasEnded
                             if beganAfterCut { afterCut += 1 }
                             // Thread `thread` owns the keys whose index is `thread` modulo four.
                             let index = Int.random(in: 0..<(PowerCutTests.universe / Self.threads), using: &random)
@@ -75,8 +71,7 @@ import Glibc
                                 value = nil
                                 returned = (try? cache.removeValue(forKey: key)) != nil
                             }
-                            // Acknowledged: returned before the cut began, or began after it ended.
-                            let acknowledged = returned && (beganAfterCut || !cutBegun.load(ordering: .acquiring))
+                            let acknowledged = cut.isAcknowledged(returned: returned, beganAfterEnd: beganAfterCut)
                             calls.withLock { calls in
                                 if acknowledged {
                                     calls[key] = KeyCalls(acknowledged: .some(value))
@@ -89,9 +84,7 @@ import Glibc
                     }
                 }
                 reached.wait()
-                cutBegun.store(true, ordering: .releasing)
-                PowerCutTests.cutPower(at: mountPoint)
-                cut.store(true, ordering: .releasing)
+                cut.cut(at: mountPoint)
                 for writer in writers { writer.wait() }
                 operations += done.load(ordering: .relaxed)
                 try? cache.close()

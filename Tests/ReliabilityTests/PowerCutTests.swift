@@ -1,6 +1,7 @@
 import Foundation
 import SwiftyCacheCore
 import SwiftyCacheTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -91,6 +92,30 @@ import Darwin
         _ = write(fd, "w", 1)
         _ = fsync(fd)
         close(fd)
+    }
+
+    /// When a cut that writers run through began and ended, as the writers see it: a call that
+    /// returns while it runs is in doubt (a real power cut returns nothing; `EXT4_IOC_SHUTDOWN`
+    /// lets a `write` and an `fdatasync` under way return success and still lose their bytes).
+    final class CutMoment: Sendable {
+        private let begun = Atomic<Bool>(false)
+        private let ended = Atomic<Bool>(false)
+
+        /// Whether the cut is over: read before a call, it says the call began after it.
+        var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+        /// Cuts the power (``cutPower(at:)``), noting when it began and ended.
+        func cut(at mountPoint: String) {
+            begun.store(true, ordering: .releasing)
+            PowerCutTests.cutPower(at: mountPoint)
+            ended.store(true, ordering: .releasing)
+        }
+
+        /// Whether a call that `returned` must hold after the cut: it returned before the cut
+        /// began, or began after it ended (`beganAfterEnd`, ``hasEnded`` read before it).
+        func isAcknowledged(returned: Bool, beganAfterEnd: Bool) -> Bool {
+            returned && (beganAfterEnd || !begun.load(ordering: .acquiring))
+        }
     }
 
     /// A power cut while writers run: the file system's log committed (as its timer would),

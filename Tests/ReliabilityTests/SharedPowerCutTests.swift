@@ -56,11 +56,7 @@ import Glibc
                 let done = Atomic<Int>(0)
                 let target = syncsWrites ? 120 : 1_200
                 let reached = DispatchSemaphore(value: 0)
-                let cut = Atomic<Bool>(false)
-                // Set before the cut begins: a call that returns after it is in doubt (a real power
-                // cut returns nothing; `EXT4_IOC_SHUTDOWN` lets a `write` and an `fdatasync` under
-                // way while it runs return success and still lose their bytes).
-                let cutBegun = Atomic<Bool>(false)
+                let cut = PowerCutTests.CutMoment()
                 let writers = (0..<2).map { writer in
                     onNewThread {
                         let cache = caches[writer]
@@ -69,7 +65,7 @@ import Glibc
                         var step = 0
                         while afterCut < 12 {
                             step += 1
-                            let beganAfterCut = cut.load(ordering: .acquiring)
+                            let beganAfterCut = cut.hasEnded
                             if beganAfterCut { afterCut += 1 }
                             let key = "k\(Int.random(in: 0..<PowerCutTests.universe, using: &random))"
                             let sequence = (round + 1) * 1_000_000 + writer * 100_000 + step
@@ -86,8 +82,7 @@ import Glibc
                             } else {
                                 returned = (try? cache.removeValue(forKey: key)) != nil
                             }
-                            // Acknowledged: returned before the cut began, or began after it ended.
-                            let acknowledged = returned && (beganAfterCut || !cutBegun.load(ordering: .acquiring))
+                            let acknowledged = cut.isAcknowledged(returned: returned, beganAfterEnd: beganAfterCut)
                             calls.withLock { calls in
                                 if acknowledged {
                                     calls[key, default: KeyCalls()].acknowledged = .some(value)
@@ -101,9 +96,7 @@ import Glibc
                     }
                 }
                 reached.wait()
-                cutBegun.store(true, ordering: .releasing)
-                PowerCutTests.cutPower(at: mountPoint)
-                cut.store(true, ordering: .releasing)
+                cut.cut(at: mountPoint)
                 for writer in writers { writer.wait() }
                 operations += done.load(ordering: .relaxed)
                 for cache in caches {
