@@ -23,7 +23,7 @@ import Darwin
     /// xxHash names with their `objectcache-keys` record and JSON by the built-in coder.
     static let releases = [
         "b6dd705", "2d5dc03", "fac2db5", "acbc5fb", "3fd6ec7", "4641d06", "d1fdf6b", "aedfbf8", "77faef8", "3782518",
-        "393bff7", "b66caf2",
+        "393bff7", "b66caf2", "ebf3f56",
     ]
 
     /// The object caches each release's generator wrote: folder, format, storage.
