@@ -101,9 +101,15 @@ extension DiskLRUCache {
             changeHub.deliverReady()
         }
         return try state.withLock { (state: inout CacheState) throws(Failure) -> T in
+            var succeeded = false
             defer {
                 // Sharing: pins changed in this hold are written before the operation lock goes.
                 state.leaveExclusive()
+                // After the lock: a set's deferred catch-up (CacheState+DeferredCatchUp) is in.
+                if succeeded, claimsCleanup {
+                    needsCleanup = state.claimCleanup()
+                    isCompactionOverdue = state.isCompactionOverdue && !leadsGroup
+                }
                 if writesReadLines { readLines = state.takeReadFlush() }
                 trash = state.takeTrashToUnlink()
                 // (Sharing: only under the operation lock, by the next hold that takes it.)
@@ -120,10 +126,7 @@ extension DiskLRUCache {
             }
             if catchesUp { try? state.catchUpWithOthers(cutsTornTail: false) }
             let result = try body(&state)
-            if claimsCleanup {
-                needsCleanup = state.claimCleanup()
-                isCompactionOverdue = state.isCompactionOverdue && !leadsGroup
-            }
+            succeeded = true
             return result
         }
     }

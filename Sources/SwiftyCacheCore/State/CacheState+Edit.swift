@@ -204,6 +204,7 @@ extension CacheState {
         try checkWritable(key: key, operation: .setData)
         // Sharing, called without the operation lock: the record first, then the lock.
         let early = try appendBeforeOperationLock(packed, key: key, record: record)
+        try settleDeferredLines(beforeSetOf: key, lengths: lengths)
         let existing = table.index(of: key)
         var replaced: CommittedValues?
         if let existing {
@@ -228,10 +229,17 @@ extension CacheState {
         let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
         let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
         size = overflow ? Int.max : grown
+        noteDeferredOwnSet(key: key, replaced: replaced)
         // Nothing was renamed: the record went to a segment whose name is already durable.
-        try recordCommit(
-            at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false,
-            isLogged: journal.logsRecords)
+        do {
+            try recordCommit(
+                at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false,
+                isLogged: journal.logsRecords)
+        } catch {
+            // The set is not in the index any more: the others' lines of its key apply as any.
+            deferredOwnSet = nil
+            throw error
+        }
         noteLoggedCommit()
         return true
     }

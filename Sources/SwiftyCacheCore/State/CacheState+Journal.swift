@@ -23,6 +23,8 @@ extension CacheState {
     /// - Complexity: O(n) in the number of entries, through a buffer of about a mebibyte; run
     ///   when redundant lines outnumber them.
     mutating func rebuildJournal() throws(CacheError) {
+        // Sharing: the others' lines a set's hold deferred are in the index first.
+        try settleDeferredLines()
         // The records the new journal names are durable before it replaces the old one.
         try storage.makeDurable(operation: .rebuildingJournal)
         let prefix = compactJournalPrefix()

@@ -87,4 +87,36 @@ extension CacheState {
         pins = Set(recorded.filter { key in table.index(of: key).map { table[$0].isReadable } ?? false })
         if pins.count != recorded.count && !isReadOnly { pinsGeneration &+= 1 }
     }
+
+    // MARK: Sharing
+
+    /// Writes the pinned keys a change of this hold claimed, now, under the operation lock:
+    /// the others read `journal.pins` again when it changed (``followOthersPins()``), and a
+    /// set written after the lock could replace a newer one. Returns `change` unwritten where
+    /// nobody else writes (the caller writes it after the lock), `nil` once written.
+    mutating func writePinsIfShared(
+        _ change: (generation: UInt64, keys: [String])?
+    ) throws(CacheError) -> (generation: UInt64, keys: [String])? {
+        guard isShared, let change else { return change }
+        do {
+            try directory.writePins(change.keys)
+        } catch {
+            pinsDurableGeneration = .max
+            throw CacheError.ioFailure(error, operation: .pin, path: directory.pinsPath)
+        }
+        pinsFileStatus = try? fileSystem.status(atPath: directory.pinsPath)
+        return nil
+    }
+
+    /// Reads `journal.pins` again if another cache replaced it since this one last did: before
+    /// eviction passes pinned entries by, and before a pin or an unpin.
+    ///
+    /// - Complexity: one `lstat`; O(pinned keys) when it changed.
+    mutating func followOthersPins() {
+        guard isShared else { return }
+        let status = try? fileSystem.status(atPath: directory.pinsPath)
+        guard status != pinsFileStatus else { return }
+        pinsFileStatus = status
+        loadPins()
+    }
 }

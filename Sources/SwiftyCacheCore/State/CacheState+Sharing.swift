@@ -89,6 +89,8 @@ extension CacheState {
             throw CacheError.editInProgress(key: key, operation: .setData)
         }
         let location = try packed.appendBeforeOperationLock(record, key: key)
+        defersCatchUp = true
+        defer { defersCatchUp = false }
         try enterExclusive()
         return location
     }
@@ -104,7 +106,10 @@ extension CacheState {
         guard let handover = lock.handover(), handover.journalReplacements == seenJournalReplacements,
             var view = sharedView, handover.journalEnd >= view.applied
         else { return false }
-        if handover.journalEnd > view.applied {
+        if handover.journalEnd > view.applied, defersCatchUp {
+            // A set: the others' lines are applied once the lock is released.
+            deferredCatchUpEnd = handover.journalEnd
+        } else if handover.journalEnd > view.applied {
             let end = view.catchUp(fileSystem: fileSystem, upTo: handover.journalEnd) { key, operation in
                 applyOthersLine(key, operation)
             }
@@ -115,36 +120,6 @@ extension CacheState {
         seenChangeCount = handover.changeCount
         journal.noteSize(handover.journalEnd)
         return true
-    }
-
-    /// Writes the pinned keys a change of this hold claimed, now, under the operation lock:
-    /// the others read `journal.pins` again when it changed (``followOthersPins()``), and a
-    /// set written after the lock could replace a newer one. Returns `change` unwritten where
-    /// nobody else writes (the caller writes it after the lock), `nil` once written.
-    mutating func writePinsIfShared(
-        _ change: (generation: UInt64, keys: [String])?
-    ) throws(CacheError) -> (generation: UInt64, keys: [String])? {
-        guard isShared, let change else { return change }
-        do {
-            try directory.writePins(change.keys)
-        } catch {
-            pinsDurableGeneration = .max
-            throw CacheError.ioFailure(error, operation: .pin, path: directory.pinsPath)
-        }
-        pinsFileStatus = try? fileSystem.status(atPath: directory.pinsPath)
-        return nil
-    }
-
-    /// Reads `journal.pins` again if another cache replaced it since this one last did: before
-    /// eviction passes pinned entries by, and before a pin or an unpin.
-    ///
-    /// - Complexity: one `lstat`; O(pinned keys) when it changed.
-    mutating func followOthersPins() {
-        guard isShared else { return }
-        let status = try? fileSystem.status(atPath: directory.pinsPath)
-        guard status != pinsFileStatus else { return }
-        pinsFileStatus = status
-        loadPins()
     }
 
     /// Releases the operation lock, once this cache's own lines are written: the view of the
@@ -161,16 +136,21 @@ extension CacheState {
         let replaced = journal.generation != journalGenerationAtEntry
         var journaled = false
         var end: Int64?
+        var ownEnd: Int64?
+        let deferred = deferredCatchUpEnd
         if journal.fd >= 0 {
-            let before = sharedView?.applied
+            let before = deferred ?? sharedView?.applied
             if replaced {
-                // This cache rebuilt the journal: the view follows the new one.
+                // This cache rebuilt the journal (after the deferred lines: see `rebuildJournal`):
+                // the view follows the new one.
                 try? followOwnJournal()
             } else if let size = ownJournalEnd() {
-                sharedView?.noteOwnLines(upTo: size)
+                ownEnd = size
+                if deferred == nil { sharedView?.noteOwnLines(upTo: size) }
             }
-            journaled = sharedView?.applied != before
-            if isCaughtUpInHold, journal.failure == nil { end = sharedView?.applied }
+            let after = deferred == nil ? sharedView?.applied : ownEnd
+            journaled = after != before
+            if isCaughtUpInHold, journal.failure == nil { end = after }
         }
         // The others' next reads look when this hold journaled something.
         if let left = lock.leave(journalEnd: end, journaled: journaled, replacedJournal: replaced), isCaughtUpInHold {
@@ -180,6 +160,14 @@ extension CacheState {
         isCaughtUpInHold = false
         holdsOperationLock = false
         lock.unlockOperation(using: fileSystem)
+        // A set's catch-up, after the lock (CacheState+DeferredCatchUp): its own lines follow.
+        if deferred != nil {
+            if !applyDeferredLines() {
+                forgetSharedView()
+            } else if let ownEnd {
+                sharedView?.noteOwnLines(upTo: ownEnd)
+            }
+        }
     }
 
     /// Where the journal ends after this hold's appends: the size the writer kept (noted at
@@ -309,7 +297,7 @@ extension CacheState {
     /// entry keeps its committed values until the other cache's `CLEAN` or `REMOVE`.
     ///
     /// - Complexity: O(1).
-    private mutating func applyOthersLine(_ key: UnsafeBufferPointer<UInt8>, _ operation: Journal.Operation) {
+    mutating func applyOthersLine(_ key: UnsafeBufferPointer<UInt8>, _ operation: Journal.Operation) {
         let tag = table.tag(of: key)
         let index = table.index(ofKey: key, tag: tag)
         let before = index.flatMap { index in

@@ -53,6 +53,15 @@ struct CacheState {
     /// Sharing: the journal writer's generation when the operation lock was taken (a rebuild
     /// of this hold changes it).
     var journalGenerationAtEntry = 0
+    /// Sharing: where the journal ended when a set's hold took the operation lock, when the
+    /// others' lines before it are applied only after the lock is released
+    /// (``applyDeferredLines()``); `nil` otherwise.
+    var deferredCatchUpEnd: Int64?
+    /// Sharing: the set whose hold deferred the catch-up, once it is in the index: the
+    /// others' earlier lines of its key are superseded by it.
+    var deferredOwnSet: DeferredOwnSet?
+    /// Sharing: set while a set takes the operation lock (its catch-up may be deferred).
+    var defersCatchUp = false
     /// Sharing: `journal.pins` as this cache last read or wrote it.
     var pinsFileStatus: FileStatus?
     /// Journal lines that no longer describe a live entry; see ``isJournalRebuildRequired``.
