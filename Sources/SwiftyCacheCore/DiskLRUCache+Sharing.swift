@@ -36,9 +36,7 @@ extension DiskLRUCache {
     ///   ``CacheError/Code/directoryLocked``.
     /// - Eviction order is each process's view: reads write nothing, so a process does not
     ///   know what the others read, and evicts by the recency of its own reads and everyone's
-    ///   writes. A set learns the others' writes just after its own (it appends under the
-    ///   lock and reads theirs once it released it, unless it evicts): among different keys,
-    ///   their recency and the order of their changes in ``changes()`` may follow its own.
+    ///   writes.
     /// - With ``Options/syncsWrites`` a durable commit syncs its segment and then the journal
     ///   (two syncs; a single process's commits sync the segment alone), and commits of
     ///   concurrent threads do not share syncs.

@@ -1,34 +1,25 @@
 /// A set in a shared directory catches up with the others after the operation lock, not
-/// under it: the hold only appends the set's line where the last holder said the journal
-/// ends, and the lines the others appended before it are applied once the lock is released.
+/// under it: the hold appends the set's line where the last holder said the journal ends, and
+/// once the lock is released the lines the others appended before it are applied, then the
+/// set itself, in the journal's order.
 ///
-/// A set's outcome does not depend on those lines: it writes its key whatever the key held.
-/// What they change is settled afterwards in the journal's order, as if they had been applied
-/// first: a line of another key is applied as any other cache's line; a line of the set's own
-/// key was superseded by the set, so its record is garbage and nothing else changes
-/// (``applySupersededLine(_:)``). Whatever reads the whole index under the lock (an eviction,
-/// a journal rebuild) applies the lines first (``settleDeferredLines()``). Two processes
-/// writing at once then each parse the other's lines while the other holds the lock, instead
-/// of in their own hold.
+/// A set's line does not depend on those lines: it writes its key whatever the key held. What
+/// the set changes in the index (the entry, the size, the segments' accounting, its change for
+/// observers) does, and waits for them. Whatever reads the whole index under the lock (an
+/// eviction, a journal rebuild) applies the others' lines first (``settleDeferredLines()``).
+/// Two processes writing at once then parse each other's lines, and update their indexes,
+/// while the other holds the lock.
 extension CacheState {
-    /// A set whose hold deferred the catch-up, in the index: its key, and the record the
-    /// others' earlier lines of that key leave current, as they are applied in order.
-    struct DeferredOwnSet {
+    /// A set whose hold deferred the catch-up, journaled, not yet in the index.
+    struct DeferredOwnCommit {
         var key: String
-        var current: (location: ValueLocation, size: Int64)?
-    }
-
-    /// Notes, just before a set whose hold deferred the catch-up changes the index, which key
-    /// it writes and which record it replaces there.
-    mutating func noteDeferredOwnSet(key: String, replaced: CommittedValues?) {
-        guard deferredCatchUpEnd != nil, let packed = storage.compactingStorage else { return }
-        deferredOwnSet = DeferredOwnSet(
-            key: key,
-            current: replaced.map { ($0.location, packed.recordSize(lengths: $0.lengths)) })
+        var lengths: SlotLengths
+        var location: ValueLocation
+        var recordSize: Int64
     }
 
     /// Applies the deferred lines now, under the operation lock, when the set about to be
-    /// applied could evict (an eviction picks from the whole index) or the journal must be
+    /// journaled could evict (an eviction picks from the whole index) or the journal must be
     /// rebuilt first.
     mutating func settleDeferredLines(beforeSetOf key: String, lengths: SlotLengths) throws(CacheError) {
         guard deferredCatchUpEnd != nil else { return }
@@ -46,28 +37,48 @@ extension CacheState {
         if !applyDeferredLines() { try catchUpWithOthers(cutsTornTail: true) }
     }
 
-    /// Applies the others' lines a set's hold deferred, in order (a line of the set's key as
-    /// superseded). Returns `false` when they could not all be read or parsed: the caller
-    /// replays the journal (``forgetSharedView()`` after the lock).
+    /// Journals a set whose hold deferred the catch-up: its line written (and synced, with
+    /// `syncsWrites`) under the lock, its place in the index taken after the lock
+    /// (``applyDeferredLines()``). A line that cannot be written or synced fails the set as a
+    /// commit in one hold does: the key is forgotten, after the others' lines.
+    mutating func journalDeferredSet(
+        key: String, lengths: SlotLengths, location: ValueLocation, recordSize: Int64
+    ) throws(CacheError) {
+        journal.append(.clean(lengths: lengths, location: location), key: key)
+        do {
+            try journal.flush(operation: .commit, key: key)
+            try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: false)
+        } catch {
+            try? settleDeferredLines()
+            if let index = table.index(of: key) {
+                forgetEntryDeletingValues(index)
+                changes.record(key: key, kind: .removed)
+            }
+            throw error
+        }
+        deferredOwnCommit = DeferredOwnCommit(key: key, lengths: lengths, location: location, recordSize: recordSize)
+    }
+
+    /// Applies the others' lines a set's hold deferred, in order, then the set. Returns
+    /// `false` when they could not all be read or parsed: the caller replays the journal
+    /// (``forgetSharedView()`` after the lock), which holds the set too.
     ///
     /// - Complexity: O(bytes of the deferred lines), one `pread` for a few lines.
     @discardableResult
     mutating func applyDeferredLines() -> Bool {
         guard let end = deferredCatchUpEnd else { return true }
         deferredCatchUpEnd = nil
-        var own = deferredOwnSet
-        deferredOwnSet = nil
+        let own = deferredOwnCommit
+        deferredOwnCommit = nil
         guard var view = sharedView else { return false }
         let reached = view.catchUp(fileSystem: fileSystem, upTo: end) { key, operation in
-            if let ownKey = own?.key, key.elementsEqual(ownKey.utf8) {
-                applySupersededLine(operation, current: &own)
-            } else {
-                applyOthersLine(key, operation)
-            }
+            applyOthersLine(key, operation)
         }
         sharedView = view
+        guard reached == end else { return false }
+        if let own { applyOwnCommit(own) }
         noteGarbage()
-        return reached == end
+        return true
     }
 
     /// Forgets the view of the journal, so that the next look replays it whole: after the
@@ -78,30 +89,26 @@ extension CacheState {
         seenChangeCount = nil
     }
 
-    /// A line another cache journaled for the key of this hold's set, before the set's line:
-    /// the set replaced what it wrote. The record it names (a commit's, or where a compaction
-    /// moved the current one) is counted written and already garbage; the size and the index
-    /// are the set's, which replaced the record this cache knew (released by the set).
-    private mutating func applySupersededLine(_ operation: Journal.Operation, current: inout DeferredOwnSet?) {
-        guard let packed = storage.compactingStorage else { return }
-        switch operation {
-        case .clean(let lengths, let location):
-            let bytes = packed.recordSize(lengths: lengths)
-            packed.noteOthersRecord(at: location, size: bytes, replacing: nil)
-            packed.noteOthersRelease(at: location, size: bytes)
-            current?.current = (location, bytes)
-            redundantOpCount += 1
-        case .move(let location):
-            guard let moved = current?.current else { return }
-            packed.noteOthersRecord(at: location, size: moved.size, replacing: nil)
-            packed.noteOthersRelease(at: location, size: moved.size)
-            current?.current = (location, moved.size)
-            redundantOpCount += 1
-        case .remove:
-            current?.current = nil
-            redundantOpCount += 1
-        case .dirty, .read, .tail:
-            return
+    /// The set's part of a commit, behind the others' lines: the entry, the size, the
+    /// segments' accounting, the change for observers. (Only this cache edits its entries, and
+    /// it refused the set of a key it edits before it journaled it.)
+    private mutating func applyOwnCommit(_ own: DeferredOwnCommit) {
+        guard let packed = records else { return }
+        let existing = table.index(of: own.key)
+        var replaced: CommittedValues?
+        if let existing, table[existing].isReadable {
+            replaced = CommittedValues(location: table[existing].location, lengths: table[existing].lengths)
         }
+        packed.noteCommitted(location: own.location, size: own.recordSize, replacing: replaced)
+        let index = existing ?? table.insert(key: own.key, valueCount: valueCount)
+        let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
+        let (grown, overflow) = size.addingReportingOverflow(own.lengths.reduce(0, +) - oldTotal)
+        size = overflow ? Int.max : grown
+        noteSupersededLine(replacing: replaced != nil || table[index].isDirtyJournaled)
+        table.setCommitted(index, lengths: own.lengths, location: own.location, sequenceNumber: nextSequenceNumber)
+        nextSequenceNumber += 1
+        table.touch(index)
+        changes.record(key: own.key, kind: .committed)
+        statistics.writeCount += 1
     }
 }

@@ -224,22 +224,20 @@ extension CacheState {
             guard try restoreVanishedDirectory() else { throw error }
             return try commitRecord(key: key, lengths: lengths, record: record)
         }
+        if deferredCatchUpEnd != nil {
+            // Sharing: the line now, the index after the lock, behind the others' earlier lines.
+            try journalDeferredSet(key: key, lengths: lengths, location: location, recordSize: Int64(record.count))
+            return true
+        }
         packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
         let index = existing ?? table.insert(key: key, valueCount: valueCount)
         let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
         let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
         size = overflow ? Int.max : grown
-        noteDeferredOwnSet(key: key, replaced: replaced)
         // Nothing was renamed: the record went to a segment whose name is already durable.
-        do {
-            try recordCommit(
-                at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false,
-                isLogged: journal.logsRecords)
-        } catch {
-            // The set is not in the index any more: the others' lines of its key apply as any.
-            deferredOwnSet = nil
-            throw error
-        }
+        try recordCommit(
+            at: index, key: key, lengths: lengths, location: location, replaced: replaced, renamedFiles: false,
+            isLogged: journal.logsRecords)
         noteLoggedCommit()
         return true
     }

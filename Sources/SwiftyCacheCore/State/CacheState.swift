@@ -57,9 +57,9 @@ struct CacheState {
     /// others' lines before it are applied only after the lock is released
     /// (``applyDeferredLines()``); `nil` otherwise.
     var deferredCatchUpEnd: Int64?
-    /// Sharing: the set whose hold deferred the catch-up, once it is in the index: the
-    /// others' earlier lines of its key are superseded by it.
-    var deferredOwnSet: DeferredOwnSet?
+    /// Sharing: the set whose hold deferred the catch-up, journaled: it goes into the index
+    /// after the others' earlier lines.
+    var deferredOwnCommit: DeferredOwnCommit?
     /// Sharing: set while a set takes the operation lock (its catch-up may be deferred).
     var defersCatchUp = false
     /// Sharing: `journal.pins` as this cache last read or wrote it.

@@ -12,11 +12,18 @@ import Testing
 @Suite(.tags(.concurrency)) struct SharedDeferredCatchUpTests {
     let directory = TemporaryDirectory()
 
-    private func open(maxSize: Int = 1 << 20, segmentSize: Int64? = nil) throws -> DiskLRUCache {
+    private func open(
+        maxSize: Int = 1 << 20, segmentSize: Int64? = nil, fileSystem: FaultInjectingFileSystem? = nil
+    ) throws -> DiskLRUCache {
         var options = DiskLRUCache.Options(storage: .packed)
         options.sharing = .processes
         options.compactsInBackground = false
         if let segmentSize { options.packedSegmentSize = segmentSize }
+        if let fileSystem {
+            return try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize,
+                options: options, fileSystem: fileSystem)
+        }
         return try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize, options: options)
     }
@@ -146,5 +153,40 @@ import Testing
             for (key, text) in expected { #expect(try read(cache, key) == text, "\(key)") }
             #expect(cache.size == expected.values.reduce(0) { $0 + $1.utf8.count })
         }
+    }
+
+    /// A set whose line cannot be written fails as a commit in one hold does (the key
+    /// forgotten), and the other cache's writes it had not read are applied all the same: the
+    /// journal rebuilt from this cache's index after the failure keeps them.
+    @Test func aSetWhoseLineFailsKeepsTheOthersWrites() throws {
+        let faults = FaultInjectingFileSystem()
+        let first = try open()
+        let second = try open(fileSystem: faults)
+        try first.setData(value("old"), forKey: "c")
+        // The second cache's segment exists: its next set writes its record, then its line.
+        try second.setData(value("z"), forKey: "z")
+        #expect(try read(second, "c") == "old")
+        try first.setData(value("a"), forKey: "a")
+        try first.setData(value("b"), forKey: "b")
+        // The record's write, then the line's.
+        faults.failCall(named: "write", occurrence: 2, errno: EIO)
+        #expect(throws: CacheError.self) { try second.setData(value("new"), forKey: "c") }
+        #expect(faults.injectedFaults == 1)
+        #expect(try read(second, "a") == "a")
+        #expect(try read(second, "b") == "b")
+        #expect(try read(second, "c") == nil)
+        // The next write rebuilds the journal from this index: the other's values stay.
+        try second.setData(value("d"), forKey: "d")
+        for cache in [first, second] {
+            #expect(try read(cache, "a") == "a")
+            #expect(try read(cache, "b") == "b")
+            #expect(try read(cache, "d") == "d")
+        }
+        try first.close()
+        try second.close()
+        let reopened = try open()
+        #expect(try read(reopened, "a") == "a")
+        #expect(try read(reopened, "b") == "b")
+        #expect(try read(reopened, "d") == "d")
     }
 }
