@@ -9,7 +9,7 @@ import Testing
 @Suite(.tags(.concurrency)) struct SharedDirectoryTests {
     let directory = TemporaryDirectory()
 
-    private func open(
+    func open(
         maxSize: Int = 1 << 20, syncsWrites: Bool = false, segmentSize: Int64? = nil, compactsInBackground: Bool = true,
         fileSystem: FaultInjectingFileSystem? = nil
     ) throws -> DiskLRUCache {
@@ -26,9 +26,9 @@ import Testing
             directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize, options: options)
     }
 
-    private func value(_ text: String) -> [Data] { [Data(text.utf8)] }
+    func value(_ text: String) -> [Data] { [Data(text.utf8)] }
 
-    private func read(_ cache: DiskLRUCache, _ key: String) throws -> String? {
+    func read(_ cache: DiskLRUCache, _ key: String) throws -> String? {
         try cache.data(forKey: key).map { String(decoding: $0[0], as: UTF8.self) }
     }
 

@@ -4,41 +4,17 @@ import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
 
-/// A set in a shared directory applies the others' earlier lines after the operation lock
-/// (`CacheState+DeferredCatchUp`): the outcome is the one of applying them first. Two caches
-/// in one process, each on descriptors of its own, stand for two processes; the second cache
-/// does not look at the directory between the first one's writes and its own set, so the set's
-/// hold finds those lines unread.
-@Suite(.tags(.concurrency)) struct SharedDeferredCatchUpTests {
-    let directory = TemporaryDirectory()
-
-    private func open(
-        maxSize: Int = 1 << 20, segmentSize: Int64? = nil, fileSystem: FaultInjectingFileSystem? = nil
-    ) throws -> DiskLRUCache {
-        var options = DiskLRUCache.Options(storage: .packed)
-        options.sharing = .processes
-        options.compactsInBackground = false
-        if let segmentSize { options.packedSegmentSize = segmentSize }
-        if let fileSystem {
-            return try DiskLRUCache(
-                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize,
-                options: options, fileSystem: fileSystem)
-        }
-        return try DiskLRUCache(
-            directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: maxSize, options: options)
-    }
-
-    private func value(_ text: String) -> [Data] { [Data(text.utf8)] }
-
-    private func read(_ cache: DiskLRUCache, _ key: String) throws -> String? {
-        try cache.data(forKey: key).map { String(decoding: $0[0], as: UTF8.self) }
-    }
-
+/// A set in a shared directory applies the others' earlier lines, then itself, after the
+/// operation lock (`CacheState+DeferredCatchUp`): the outcome is the one of applying them
+/// first. The second cache does not look at the directory between the first one's writes and
+/// its own set, so the set's hold finds those lines unread. No background compaction: the
+/// caches write only when the test says.
+extension SharedDirectoryTests {
     /// The other cache wrote the key (a new key, a new value of a known one, a removal) and
     /// this cache sets it before reading anything: its value wins everywhere, the sizes agree.
     @Test func aSetOverTheOthersUnreadWritesOfItsKeyKeepsItsValue() throws {
-        let first = try open()
-        let second = try open()
+        let first = try open(compactsInBackground: false)
+        let second = try open(compactsInBackground: false)
         try first.setData(value("known"), forKey: "known")
         try first.setData(value("removed"), forKey: "removed")
         #expect(try read(second, "known") == "known")
@@ -60,7 +36,7 @@ import Testing
         }
         try first.close()
         try second.close()
-        let reopened = try open()
+        let reopened = try open(compactsInBackground: false)
         #expect(try read(reopened, "known") == "second-known-longer")
         #expect(reopened.size == "second-new".count + "second-known-longer".count + "second-removed".count + 5)
     }
@@ -69,7 +45,10 @@ import Testing
     /// set of the second finds the first one's line of that key unread, in every interleaving
     /// of a random run, and both caches and a reopen end with the last value of every key.
     @Test func turnsOfSetsOverUnreadLinesKeepTheLastValues() throws {
-        let caches = [try open(segmentSize: 4096), try open(segmentSize: 4096)]
+        let caches = [
+            try open(segmentSize: 4096, compactsInBackground: false),
+            try open(segmentSize: 4096, compactsInBackground: false),
+        ]
         var expected: [String: String] = [:]
         var generator = SplitMix(state: 37)
         for step in 0..<1_500 {
@@ -96,7 +75,7 @@ import Testing
             #expect(cache.size == expected.values.reduce(0) { $0 + $1.utf8.count })
         }
         for cache in caches { try cache.close() }
-        let reopened = try open()
+        let reopened = try open(compactsInBackground: false)
         for (key, text) in expected { #expect(try read(reopened, key) == text, "\(key)") }
         #expect(reopened.size == expected.values.reduce(0) { $0 + $1.utf8.count })
     }
@@ -104,8 +83,8 @@ import Testing
     /// A set that makes the cache evict applies the others' lines before it picks: the entry
     /// the other cache just wrote is the most recent one, not the eldest it was here.
     @Test func aSetThatEvictsSeesTheOthersWritesFirst() throws {
-        let first = try open(maxSize: 300)
-        let second = try open(maxSize: 300)
+        let first = try open(maxSize: 300, compactsInBackground: false)
+        let second = try open(maxSize: 300, compactsInBackground: false)
         try first.setData([Data(repeating: 1, count: 100)], forKey: "x")
         try first.setData([Data(repeating: 2, count: 100)], forKey: "y")
         #expect(second.count == 2)
@@ -123,8 +102,8 @@ import Testing
     /// One cache compacts over and over (its `MOVE` lines are what the other's sets find
     /// unread) while the other sets the same keys: every value read back is the last one set.
     @Test func setsOverUnreadMovesOfACompactionKeepTheirValues() throws {
-        let writer = try open(segmentSize: 2048)
-        let compactor = try open(segmentSize: 2048)
+        let writer = try open(segmentSize: 2048, compactsInBackground: false)
+        let compactor = try open(segmentSize: 2048, compactsInBackground: false)
         let isDone = LockedState(false)
         let failures = LockedState<[String]>([])
         let lastValues = LockedState<[String: String]>([:])
@@ -160,8 +139,8 @@ import Testing
     /// journal rebuilt from this cache's index after the failure keeps them.
     @Test func aSetWhoseLineFailsKeepsTheOthersWrites() throws {
         let faults = FaultInjectingFileSystem()
-        let first = try open()
-        let second = try open(fileSystem: faults)
+        let first = try open(compactsInBackground: false)
+        let second = try open(compactsInBackground: false, fileSystem: faults)
         try first.setData(value("old"), forKey: "c")
         // The second cache's segment exists: its next set writes its record, then its line.
         try second.setData(value("z"), forKey: "z")
@@ -184,7 +163,7 @@ import Testing
         }
         try first.close()
         try second.close()
-        let reopened = try open()
+        let reopened = try open(compactsInBackground: false)
         #expect(try read(reopened, "a") == "a")
         #expect(try read(reopened, "b") == "b")
         #expect(try read(reopened, "d") == "d")
