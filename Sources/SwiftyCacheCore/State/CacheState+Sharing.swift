@@ -125,7 +125,9 @@ extension CacheState {
     /// Releases the operation lock, once this cache's own lines are written: the view of the
     /// journal moves past them (they are in the index already), and the shared page tells the
     /// next holder where the journal ends (only when this hold caught up and no append failed:
-    /// otherwise the next holder looks at the journal itself).
+    /// otherwise the next holder looks at the journal itself). A set's hold that deferred its
+    /// catch-up applies the others' earlier lines and then the set after the lock is released
+    /// (``applyDeferredLines()``), and only then moves the view past its own line.
     mutating func leaveExclusive() {
         guard holdsOperationLock, let lock = sharedLock else { return }
         // Pins this hold changed (a pinned entry removed or evicted) are written under the lock.
