@@ -46,7 +46,7 @@ extension ObjectCache {
             var mayNeedTrim: [Bool] = []
             let othersChanges = memory.othersChangeCount(if: sharesDirectory)
             try writeBatch(
-                encoded[start..<end].map { ($0.engineKey, $0.slots) }, operation: .set,
+                encoded[start..<end].map { EngineWrite(engineKey: $0.engineKey, slots: $0.slots) }, operation: .set,
                 whileHeld: { _ in
                     // Under the batch's stripes, as a single set (see `persist`).
                     mayNeedTrim = (start..<end).map { index in
@@ -81,37 +81,43 @@ extension ObjectCache {
         var firstFailure: (any Error)?
         var start = 0
         while start < pending.count {
-            let part = pending[start..<min(pending.count, start + Self.batchLimit)]
-            start = part.endIndex
-            var written: [(pending: MemoryTier<Key, Value>.PendingSave, cost: Int)] = []
-            var writes: [(engineKey: String, slots: [Data])] = []
-            written.reserveCapacity(part.count)
-            writes.reserveCapacity(part.count)
-            for item in part {
+            let end = min(pending.count, start + Self.batchLimit)
+            // The values stay in `pending`: the batch refers to them by index, copying none.
+            var written: [(index: Int, cost: Int)] = []
+            var writes: [EngineWrite] = []
+            written.reserveCapacity(end - start)
+            writes.reserveCapacity(end - start)
+            for index in start..<end {
                 do {
                     let encoded = try encodeForDisk(
-                        item.value, forKey: item.key, expires: item.expires, operation: operation)
-                    written.append((item, encoded.cost))
-                    writes.append((encoded.engineKey, encoded.slots))
+                        pending[index].value, forKey: pending[index].key, expires: pending[index].expires,
+                        operation: operation)
+                    written.append((index, encoded.cost))
+                    writes.append(EngineWrite(engineKey: encoded.engineKey, slots: encoded.slots))
                 } catch {
                     firstFailure = firstFailure ?? error
                 }
             }
+            start = end
             let othersChanges = memory.othersChangeCount(if: sharesDirectory)
             do {
                 // Under the batch's stripes: a value a `set` replaced since it was picked is left
                 // out (the newer one is on disk already), the others are marked saved (or, after
                 // another process's change followed meanwhile, dropped: it may be older on disk).
                 try writeBatch(writes, operation: operation) { write in
-                    let item = written[write].pending
-                    return memory.inspect(for: item.key) { $0.holdsUnsaved(item.key, version: item.version) }
+                    let index = written[write].index
+                    return memory.inspect(for: pending[index].key) {
+                        $0.holdsUnsaved(pending[index].key, version: pending[index].version)
+                    }
                 } whileHeld: { wrote in
-                    for index in wrote {
-                        let (item, cost) = written[index]
-                        memory.withLock(for: item.key) {
+                    for write in wrote {
+                        let (index, cost) = written[write]
+                        memory.withLock(for: pending[index].key) {
                             $0.statistics.saves += 1
-                            $0.markSaved(item.key, version: item.version, cost: cost)
-                            if !memory.othersChangesUnchanged(since: othersChanges) { _ = $0.removeIfSaved(item.key) }
+                            $0.markSaved(pending[index].key, version: pending[index].version, cost: cost)
+                            if !memory.othersChangesUnchanged(since: othersChanges) {
+                                _ = $0.removeIfSaved(pending[index].key)
+                            }
                         }
                     }
                 }
@@ -131,7 +137,7 @@ extension ObjectCache {
     /// runs with the indices written, before the stripes are released.
     @inlinable
     func writeBatch(
-        _ writes: [(engineKey: String, slots: [Data])], operation: ObjectCacheError.Operation,
+        _ writes: [EngineWrite], operation: ObjectCacheError.Operation,
         isWanted: (Int) -> Bool = { _ in true }, whileHeld: ([Int]) -> Void = { _ in }
     ) throws {
         guard !writes.isEmpty else { return }
@@ -156,5 +162,19 @@ extension ObjectCache {
             writes += 1
             try holdingStripes(indices.dropFirst(), body)
         }
+    }
+}
+
+/// An engine entry a batch writes: its name and its slots. (A struct, not a tuple: an array of
+/// tuples is destroyed element by element through the runtime's generic tuple witness.)
+@usableFromInline
+struct EngineWrite {
+    @usableFromInline let engineKey: String
+    @usableFromInline let slots: [Data]
+
+    @inlinable
+    init(engineKey: String, slots: [Data]) {
+        self.engineKey = engineKey
+        self.slots = slots
     }
 }

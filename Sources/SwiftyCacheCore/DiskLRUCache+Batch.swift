@@ -26,8 +26,9 @@ extension DiskLRUCache {
     /// - Complexity: O(changes), one `write` of the records and one of the journal.
     public func write(_ batch: WriteBatch) throws {
         var keyBytes = 0
-        for (key, change) in batch.changes {
-            switch change {
+        for member in batch.changes {
+            let key = member.key
+            switch member.change {
             case .set(let values):
                 try validate(key, operation: .writeBatch)
                 guard values.count == valueCount else {
@@ -52,8 +53,9 @@ extension DiskLRUCache {
             let committed = try locked(operation: .writeBatch, claimsCleanup: true) { try $0.commitBatch(members) }
             if committed { return }
         }
-        for (key, change) in batch.changes {
-            switch change {
+        for member in batch.changes {
+            let key = member.key
+            switch member.change {
             case .set(let values): try CacheError.reporting(.writeBatch) { try setData(values, forKey: key) }
             case .remove: _ = try CacheError.reporting(.writeBatch) { try removeValue(forKey: key) }
             }
@@ -66,8 +68,9 @@ extension DiskLRUCache {
         guard let records = storage.recordStorage else { return nil }
         var members: [CacheState.BatchMember] = []
         members.reserveCapacity(batch.count)
-        for (key, change) in batch.changes {
-            switch change {
+        for member in batch.changes {
+            let key = member.key
+            switch member.change {
             case .set(let values):
                 guard let record = records.encodeRecord(key: key, values: values) else { return nil }
                 members.append(.set(key: key, lengths: SlotLengths(values.lazy.map(\.count)), record: record))

@@ -23,21 +23,27 @@ extension DiskLRUCache {
             case remove
         }
 
+        /// A change and the key it applies to.
+        struct Member: Sendable {
+            let key: String
+            let change: Change
+        }
+
         /// The changes, in order.
-        private(set) var changes: [(key: String, change: Change)] = []
+        private(set) var changes: [Member] = []
 
         /// An empty batch.
         public init() {}
 
         /// Sets every slot of the entry for `key`, as `setData(_:forKey:)` does.
         public mutating func setData(_ values: [Data], forKey key: String) {
-            changes.append((key, .set(values)))
+            changes.append(Member(key: key, change: .set(values)))
         }
 
         /// Removes the entry for `key`, if there is one, as `removeValue(forKey:)`
         /// does.
         public mutating func removeValue(forKey key: String) {
-            changes.append((key, .remove))
+            changes.append(Member(key: key, change: .remove))
         }
 
         /// The number of changes.

@@ -5,6 +5,24 @@ extension EntryTable {
         withKey(at: index) { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The index of `key`'s entry (or `nil`) and the key's tag, for an insertion later in the
+    /// same hold without hashing the key again (``indexInsertingIfAbsent(key:tag:valueCount:)``).
+    ///
+    /// - Complexity: O(1) expected: one hash of the key, one probe.
+    func lookUp(_ key: String) -> (index: Int?, tag: UInt32) {
+        var key = key
+        return key.withUTF8 { bytes in
+            let tag = tag(of: bytes)
+            return (index(ofKey: bytes, tag: tag), tag)
+        }
+    }
+
+    /// ``indexInsertingIfAbsent(key:valueCount:)`` for a key whose tag ``lookUp(_:)`` gave.
+    mutating func indexInsertingIfAbsent(key: String, tag: UInt32, valueCount: Int) -> (index: Int, isNew: Bool) {
+        var key = key
+        return key.withUTF8 { indexInsertingIfAbsent(key: $0, tag: tag, valueCount: valueCount) }
+    }
+
     /// The length in bytes of the key of the entry at `index`.
     func keyLength(at index: Int) -> Int { records[index].keyLength }
 

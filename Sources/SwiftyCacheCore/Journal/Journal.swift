@@ -258,6 +258,12 @@ package enum Journal {
         buffer.append(UInt8(ascii: "\n"))
     }
 
+    /// One member line of a `BATCH` line: a `CLEAN` or a `REMOVE`.
+    struct Member {
+        var operation: Operation
+        var key: String
+    }
+
     /// The verb of a batch's line.
     static let batchVerb = Array("BATCH".utf8)
 
@@ -269,9 +275,7 @@ package enum Journal {
     ///     BATCH\tCLEAN k1 3 2 1 16 ~…\tREMOVE k2 ~… ~…
     ///
     /// - Complexity: O(line length).
-    static func appendBatchLine(
-        _ members: [(operation: Operation, key: String)], format: Format, to buffer: inout [UInt8]
-    ) {
+    static func appendBatchLine(_ members: [Member], format: Format, to buffer: inout [UInt8]) {
         let start = buffer.count
         buffer.append(contentsOf: batchVerb)
         for member in members {
@@ -327,26 +331,24 @@ package enum Journal {
         text.withUTF8Buffer { buffer.append(contentsOf: $0) }
     }
 
+    /// Appends `value` in decimal (`0` for anything below 1), with one append of its digits.
     private static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
         guard value > 0 else {
             buffer.append(UInt8(ascii: "0"))
             return
         }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var remaining = value
+        // Room for the 19 digits of `Int.max`, written from the end.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { storage in
+            var start = storage.count
+            var remaining = value
             while remaining > 0 {
-                storage[count] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                start &-= 1
+                storage[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
                 remaining /= 10
-                count += 1
             }
-            for i in stride(from: count - 1, through: 0, by: -1) { buffer.append(storage[i]) }
+            let text = storage.assumingMemoryBound(to: UInt8.self)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
         }
     }
 }

@@ -77,11 +77,15 @@ enum JournalLineCheck {
         }
     }
 
+    /// Appends the eight lower-case hexadecimal digits of `value`, with one append.
     private static func appendHex(_ value: UInt32, to buffer: inout [UInt8]) {
-        for shift in stride(from: 28, through: 0, by: -4) {
-            let digit = UInt8(truncatingIfNeeded: value >> UInt32(shift)) & 0xF
-            buffer.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+        var text: UInt64 = 0
+        for position in 0..<8 {
+            let digit = UInt8(truncatingIfNeeded: value >> UInt32(28 &- 4 &* position)) & 0xF
+            let character = digit < 10 ? UInt8(ascii: "0") &+ digit : UInt8(ascii: "a") &+ digit &- 10
+            text |= UInt64(character) << UInt64(8 &* position)
         }
+        withUnsafeBytes(of: text.littleEndian) { buffer.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// The value of eight lower-case hexadecimal digits, all at once (``HexDigits/packEight(_:)``).

@@ -76,7 +76,7 @@ struct JournalWriter {
 
     /// Buffers a batch's `BATCH` line (``Journal/appendBatchLine(_:format:to:)``): its members
     /// replay all or none. Nothing while the journal is broken, as for ``append(_:key:)``.
-    mutating func appendBatch(_ members: [(operation: Journal.Operation, key: String)]) {
+    mutating func appendBatch(_ members: [Journal.Member]) {
         guard failure == nil else { return }
         let start = buffer.count
         Journal.appendBatchLine(members, format: format, to: &buffer)

@@ -29,9 +29,14 @@ extension CacheState {
     /// - Complexity: O(members) plus one `write` of the records and one of the journal.
     mutating func commitBatch(_ members: [BatchMember]) throws(CacheError) -> Bool {
         guard let packed = records, !members.isEmpty else { return false }
+        // Each key hashed once: its entry as the batch found it, and its tag for an insertion.
+        var found: [(index: Int?, tag: UInt32)] = []
+        found.reserveCapacity(members.count)
         for member in members {
             try checkWritable(key: member.key, operation: .writeBatch)
-            guard let index = table.index(of: member.key) else { continue }
+            let lookUp = table.lookUp(member.key)
+            found.append(lookUp)
+            guard let index = lookUp.index else { continue }
             let entry = table[index]
             if entry.isBeingEdited { throw CacheError.editInProgress(key: member.key, operation: .writeBatch) }
             if case .set = member, entry.isReadable,
@@ -40,6 +45,9 @@ extension CacheState {
                 return false
             }
         }
+        // A rebuild may apply other caches' lines first (sharing): the keys are looked up again.
+        journal.adoptDeferredFailure()
+        let rebuilds = journal.failure != nil || !journal.marksBatches
         try ensureJournalWritable(operation: .writeBatch, key: nil)
         if !journal.marksBatches {
             journal.marksBatches = true
@@ -50,9 +58,10 @@ extension CacheState {
                 throw error
             }
         }
-        let appended = members.map { member -> (key: String, record: [UInt8]?) in
-            if case .set(let key, _, let record) = member { return (key, record) }
-            return (member.key, nil)
+        if rebuilds { found = members.map { table.lookUp($0.key) } }
+        let appended = members.map { member in
+            if case .set(let key, _, let record) = member { return BatchRecord(key: key, record: record) }
+            return BatchRecord(key: member.key, record: nil)
         }
         var locations: [ValueLocation] = []
         do {
@@ -61,48 +70,56 @@ extension CacheState {
             guard try restoreVanishedDirectory() else { throw error }
             return try commitBatch(members)
         }
-        var lines: [(operation: Journal.Operation, key: String)] = []
+        var lines: [Journal.Member] = []
         lines.reserveCapacity(members.count)
-        var committed: [Int] = []
+        var lastCommitted = -1
+        var committedKeys: [String] = []
+        committedKeys.reserveCapacity(members.count)
         // The removals in order, and those a later set of the batch did not undo: a set, so
         // that a batch of many removals and sets stays O(members).
         var removals: [String] = []
         var removed: Set<String> = []
         var nextLocation = locations.makeIterator()
-        for member in members {
+        for (position, member) in members.enumerated() {
             switch member {
             case .set(let key, let lengths, let record):
                 guard let location = nextLocation.next() else { throw CacheError.packedInvariant(key: key, slot: 0) }
-                let existing = table.index(of: key)
-                let replaced = existing.flatMap { index in
-                    table.readableLengths(index).map { CommittedValues(location: table.location(index), lengths: $0) }
-                }
+                // Nothing leaves the table in this loop, so an entry found stays; a key not found
+                // may have been inserted by an earlier set of the batch.
+                let (index, isNew) =
+                    found[position].index.map { ($0, false) }
+                    ?? table.indexInsertingIfAbsent(key: key, tag: found[position].tag, valueCount: valueCount)
+                let replaced =
+                    isNew
+                    ? nil
+                    : table.readableLengths(index).map { CommittedValues(location: table.location(index), lengths: $0) }
                 packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
-                let index = existing ?? table.insert(key: key, valueCount: valueCount)
                 let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
                 let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
                 size = overflow ? Int.max : grown
                 table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
                 nextSequenceNumber += 1
                 table.touch(index)
-                committed.append(index)
+                lastCommitted = index
+                committedKeys.append(key)
                 noteSupersededLine(replacing: replaced != nil)
                 if !removed.isEmpty { removed.remove(key) }
-                lines.append((.clean(lengths: lengths, location: location), key))
+                lines.append(Journal.Member(operation: .clean(lengths: lengths, location: location), key: key))
             case .remove(let key):
-                guard let index = table.index(of: key), table[index].isReadable else { continue }
+                guard let index = found[position].index ?? table.index(of: key), table[index].isReadable else {
+                    continue
+                }
                 // Applied once the line is written: until then the entry stands.
                 if removed.insert(key).inserted { removals.append(key) }
                 noteRemovedLines(1, evicted: false)
-                lines.append((.remove, key))
+                lines.append(Journal.Member(operation: .remove, key: key))
             }
         }
         guard !lines.isEmpty else { return true }
         var listed: Set<String> = []
         removals.removeAll { !removed.contains($0) || !listed.insert($0).inserted }
-        let committedKeys = committed.map { table.key(at: $0) }
         journal.appendBatch(lines)
-        let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: committed.last ?? -1)
+        let victims = evictionVictims(limit: Self.inlineEvictionLimit, sparing: lastCommitted)
             .filter { victim in !removed.contains(table.key(at: victim)) }
         for victim in victims { journal.append(.remove, key: table.key(at: victim)) }
         do {

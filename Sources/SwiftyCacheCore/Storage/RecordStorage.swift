@@ -40,7 +40,7 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// record starts. In a directory whose segments are its log, removals are written too.
     ///
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
-    func appendBatch(_ members: [(key: String, record: [UInt8]?)]) throws(CacheError) -> [ValueLocation]
+    func appendBatch(_ members: [BatchRecord]) throws(CacheError) -> [ValueLocation]
 
     /// Appends a group's commits with one `write` and no sync
     /// (``PackedStorage/appendGroup(_:)``): where the write starts, and each record.
@@ -100,4 +100,11 @@ extension RecordStorage {
         case .missing, .needsIO: return nil
         }
     }
+}
+
+/// One member of a batch's append (``RecordStorage/appendBatch(_:)``): a set's record, or a
+/// removal (`nil`).
+struct BatchRecord {
+    var key: String
+    var record: [UInt8]?
 }

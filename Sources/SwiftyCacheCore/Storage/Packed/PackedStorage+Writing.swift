@@ -171,7 +171,7 @@ extension PackedStorage {
     /// than a segment fills a new segment of its own.
     ///
     /// - Complexity: one copy of the records into one buffer, one `write`.
-    func appendBatch(_ members: [(key: String, record: [UInt8]?)]) throws(CacheError) -> [ValueLocation] {
+    func appendBatch(_ members: [BatchRecord]) throws(CacheError) -> [ValueLocation] {
         let logged = members.indices.map { index -> LoggedRecord in
             let member = members[index]
             let isLast = index == members.count - 1
