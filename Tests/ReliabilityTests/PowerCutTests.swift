@@ -33,7 +33,7 @@ import Darwin
             guard CheckedValue.isConsistentPair(values, key: key),
                 let sequence = CheckedValue.parse(values[0])?.sequence
             else {
-                violations.append("\(key): torn or mixed")
+                violations.append("\(key): torn or mixed: \(CheckedValue.describe(values))")
                 continue
             }
             found[key] = sequence
@@ -69,7 +69,7 @@ import Darwin
                 continue
             }
             guard CheckedValue.isConsistentPair(values, key: key), let parsed = CheckedValue.parse(values[0]) else {
-                violations.append("\(key): torn or mixed")
+                violations.append("\(key): torn or mixed: \(CheckedValue.describe(values))")
                 return nil
             }
             sequences.append(parsed.sequence)

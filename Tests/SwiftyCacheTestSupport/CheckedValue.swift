@@ -46,6 +46,17 @@ extension CheckedValue {
         (0..<2).map { make(key: key, slot: $0, sequence: sequence, fillerLength: sequence % 90) }
     }
 
+    /// What each slot of `values` holds, for a violation's message: its key, slot and sequence
+    /// when it reads as a whole value, else its length and first bytes.
+    public static func describe(_ values: [Data]) -> String {
+        let slots = values.map { value in
+            if let parsed = parse(value) { return "\(parsed.key) slot \(parsed.slot) sequence \(parsed.sequence)" }
+            let start = String(decoding: value.prefix(24), as: UTF8.self)
+            return "\(value.count) bytes, not a whole value: \(start.debugDescription)"
+        }
+        return "[" + slots.joined(separator: "; ") + "]"
+    }
+
     /// Whether `values` are the two slots of one commit of `key`, intact.
     public static func isConsistentPair(_ values: [Data], key: String) -> Bool {
         guard values.count == 2, let first = parse(values[0]), let second = parse(values[1]) else { return false }
