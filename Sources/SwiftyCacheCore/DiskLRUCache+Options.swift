@@ -20,6 +20,8 @@ extension DiskLRUCache {
         /// loss may drop recent changes (a key written since may read as its earlier value or
         /// as a miss) but nothing older: whatever replaces or deletes bytes already on disk (a
         /// journal rebuild, a compacted segment) is synced first, once per rebuild or segment.
+        /// A value file the loss left at its length but never written (zeros) is dropped by the
+        /// next open (``RecoveryReport/droppedUnwrittenValues``), never read as a value.
         ///
         /// "Stable storage": on Linux and Android, `fsync(2)`; on Apple platforms
         /// `fcntl(F_FULLFSYNC)`, which also empties the drive's write cache (plain `fsync` there

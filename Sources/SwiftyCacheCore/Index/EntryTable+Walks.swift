@@ -32,6 +32,21 @@ extension EntryTable {
 
     /// Indices of live entries in storage order, which is not LRU order.
     /// - Complexity: O(capacity), and an array of n indices.
+    /// The indices of the `count` most recently used entries (fewer if there are not as
+    /// many), the newest first.
+    ///
+    /// - Complexity: O(`count`).
+    func newestIndices(_ count: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(Swift.max(0, Swift.min(count, self.count)))
+        var cursor = Self.index(newestRecord)
+        while result.count < count, isLive(slot: cursor) {
+            result.append(cursor)
+            cursor = Self.index(records[cursor].previous)
+        }
+        return result
+    }
+
     var indicesInStorageOrder: [Int] { records.indices.filter { records[$0].isLive } }
 
     /// The entries an editor holds, in storage order.

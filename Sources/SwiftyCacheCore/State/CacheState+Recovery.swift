@@ -67,11 +67,13 @@ extension CacheState {
             return report
         }
         var removedKeys: Set<String> = []
-        let summary = try replayJournal(size: journalStatus.size, removedKeys: &removedKeys)
+        var recent: RecentCommits? = isReadOnly ? nil : RecentCommits()
+        let summary = try replayJournal(size: journalStatus.size, removedKeys: &removedKeys, recent: &recent)
         journal.noteReplayed(
             textLines: summary.recordCount - summary.blockRecordCount, blockRecords: summary.blockRecordCount)
         try refuseForeignJournal(summary)
-        try settleReplay(summary, journalStatus: journalStatus, removedKeys: &removedKeys, report: &report)
+        try settleReplay(
+            summary, journalStatus: journalStatus, recent: recent, removedKeys: &removedKeys, report: &report)
         return report
     }
 
@@ -97,8 +99,8 @@ extension CacheState {
     /// interrupted entries, the sweep when the last session did not close cleanly, the
     /// storage's own recovery, and the journal rewritten or opened for appending.
     private mutating func settleReplay(
-        _ summary: JournalParser.Summary, journalStatus: FileStatus, removedKeys: inout Set<String>,
-        report: inout RecoveryReport
+        _ summary: JournalParser.Summary, journalStatus: FileStatus, recent: RecentCommits?,
+        removedKeys: inout Set<String>, report: inout RecoveryReport
     ) throws(CacheError) {
         let closedCleanly = directory.cleanMarkerMatches(journalStatus)
         // Removed before anything else, so a crash in this session makes the next open sweep.
@@ -116,13 +118,20 @@ extension CacheState {
         // Commits whose lines a crash lost, read back from the segments.
         let logged = closedCleanly ? 0 : applyLog(removedKeys: &removedKeys)
         report.recoveredLoggedChanges = logged
+        // Files a power cut may have left of their length but unwritten (CacheState+UnwrittenValues).
+        var unwritten = 0
+        if !closedCleanly, let recent {
+            unwritten = dropValuesLeftUnwritten(
+                recent, journalModified: journalStatus.modificationSeconds, removedKeys: &removedKeys)
+        }
+        report.droppedUnwrittenValues = unwritten
         guard let total = committedTotal() else {
             try wipe(reason: "the journal's lengths add up past Int.max", knownKeys: removedKeys, report: &report)
             return
         }
         size = total
         report.droppedIncompleteEntries = dropped
-        if !closedCleanly || dropped > 0 || damaged > 0 || summary.hasUnterminatedLine {
+        if !closedCleanly || dropped > 0 || damaged > 0 || unwritten > 0 || summary.hasUnterminatedLine {
             sweep(knownKeys: removedKeys, wipe: false, report: &report)
         }
         let appendsCleanly =
@@ -134,9 +143,10 @@ extension CacheState {
             try rebuildJournal()
             report.rebuiltJournal = true
             report.migratedFromFileStorage = true
-        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty || logged > 0 {
+        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty || logged > 0 || unwritten > 0 {
             // Never append after a torn line, nor keep damaged ones, nor leave the changes read
-            // from the log unjournaled: rewrite the journal from what was read.
+            // from the log unjournaled, nor name values dropped as unwritten: rewrite the
+            // journal from what was read.
             try rebuildJournal()
             report.rebuiltJournal = true
         } else {

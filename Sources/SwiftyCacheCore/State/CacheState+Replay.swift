@@ -6,8 +6,9 @@ extension CacheState {
     /// which keys the rest names.
     ///
     /// - Parameter size: The file's size, for a bounded estimate of the index's capacity.
-    mutating func replayJournal(size: Int64, removedKeys: inout Set<String>) throws(CacheError) -> JournalParser.Summary
-    {
+    mutating func replayJournal(
+        size: Int64, removedKeys: inout Set<String>, recent: inout RecentCommits?
+    ) throws(CacheError) -> JournalParser.Summary {
         let path = directory.journalPath
         let fd: Int32
         do {
@@ -16,12 +17,21 @@ extension CacheState {
             throw CacheError.ioFailure(error, operation: .open, path: path)
         }
         defer { try? fileSystem.close(fd) }
-        return try replayJournal(fd: fd, path: path, size: size, removedKeys: &removedKeys).summary
+        return try replayJournal(fd: fd, path: path, size: size, removedKeys: &removedKeys, recent: &recent).summary
     }
 
     /// Streams the journal open at `fd`; returns what the parser saw and how many bytes it read.
     mutating func replayJournal(
         fd: Int32, path: String, size: Int64, removedKeys: inout Set<String>
+    ) throws(CacheError) -> (summary: JournalParser.Summary, consumed: Int64) {
+        var recent: RecentCommits?
+        return try replayJournal(fd: fd, path: path, size: size, removedKeys: &removedKeys, recent: &recent)
+    }
+
+    /// ``replayJournal(fd:path:size:removedKeys:)``, noting in `recent` (when not `nil`) the
+    /// entries each commit left the newest: kept in a local, out of the replay's inner loop.
+    mutating func replayJournal(
+        fd: Int32, path: String, size: Int64, removedKeys: inout Set<String>, recent: inout RecentCommits?
     ) throws(CacheError) -> (summary: JournalParser.Summary, consumed: Int64) {
         // A rebuilt journal has one line of 40 or more bytes per entry; the estimate is capped,
         // never taken from an untrusted count.
@@ -41,6 +51,8 @@ extension CacheState {
             batch.prefetch(in: table)
             batch.drain { key, tag, operation in
                 replay(key, tag: tag, operation, removedKeys: &removedKeys)
+                // A commit leaves its entry the newest.
+                if recent != nil, case .clean = operation { recent?.note(EntryTable.index(table.newestRecord)) }
             }
         }
         while true {
@@ -65,6 +77,11 @@ extension CacheState {
                         reserveForBlocks(like: block, journalSize: size)
                     }
                     replayBlock(block, tags: &blockTags, removedKeys: &removedKeys)
+                    if recent != nil {
+                        // The block's entries are now the newest ones, in its order.
+                        let newest = table.newestIndices(min(block.count, RecentCommits.capacity))
+                        for index in newest.reversed() { recent?.note(index) }
+                    }
                 })
             if !parser.wantsMoreInput { break }
         }
