@@ -195,6 +195,8 @@ struct ProcessesWorkload {
         var floorBoth: [Double] = []
         var unlockedAlone: [Double] = []
         var unlockedBoth: [Double] = []
+        var sharedLockAlone: [Double] = []
+        var sharedLockBoth: [Double] = []
         for _ in 0..<rounds {
             alone.append(try launch(mode: "shared", processes: 1))
             both.append(try launch(mode: "shared", processes: 2))
@@ -202,6 +204,8 @@ struct ProcessesWorkload {
             floorBoth.append(try launch(mode: "floor", processes: 2))
             unlockedAlone.append(try launch(mode: "floor-unlocked", processes: 1))
             unlockedBoth.append(try launch(mode: "floor-unlocked", processes: 2))
+            sharedLockAlone.append(try launch(mode: "floor-shared", processes: 1))
+            sharedLockBoth.append(try launch(mode: "floor-shared", processes: 2))
             if SQLiteStore.isAvailable { sqlite.append(try launch(mode: "sqlite", processes: 2)) }
         }
         var derived: [(String, Double)] = [
@@ -215,6 +219,10 @@ struct ProcessesWorkload {
             (
                 "processes: floor without a lock (appends only), two processes × one",
                 median(unlockedBoth) / median(unlockedAlone)
+            ),
+            (
+                "processes: floor with a shared lock around the append (not built), two processes × one",
+                median(sharedLockBoth) / median(sharedLockAlone)
             ),
         ]
         if !sqlite.isEmpty {

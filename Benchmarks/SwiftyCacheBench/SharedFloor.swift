@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,11 @@ import Darwin
 /// - ``Kind/unlocked``: the record's `write` and the line's `write` (`O_APPEND`) to the
 ///   same shared journal, with no lock and no catch-up: what a protocol without a
 ///   directory-wide lock around the journal's append could reach at best.
+/// - ``Kind/sharedLock``: a protocol not built, measured for what it would allow: the record's
+///   `write`; the lock file's `flock` taken *shared* (appenders run at once; only a rebuild
+///   would take it exclusively); the line's `write` with `O_APPEND` and its end asked of the
+///   kernel (`lseek`); the page's end moved up by a compare-and-swap; `flock` off; then the
+///   lines up to the page's end read with one `pread`.
 ///
 /// What two processes running one at once gain over one is what that protocol allows,
 /// whatever a cache does around it.
@@ -25,6 +31,7 @@ final class SharedFloor {
     enum Kind: String {
         case locked = "floor"
         case unlocked = "floor-unlocked"
+        case sharedLock = "floor-shared"
     }
 
     private let kind: Kind
@@ -58,6 +65,10 @@ final class SharedFloor {
 
     func set() {
         _ = record.withUnsafeBytes { write(segment, $0.baseAddress, $0.count) }
+        if kind == .sharedLock {
+            appendUnderSharedLock()
+            return
+        }
         guard kind == .locked else {
             _ = line.withUnsafeBytes { write(journal, $0.baseAddress, $0.count) }
             return
@@ -73,5 +84,30 @@ final class SharedFloor {
         seen += Int64(max(appended, 0))
         page?.pointee = seen
         flock(lock, LOCK_UN)
+    }
+
+    private func appendUnderSharedLock() {
+        while flock(lock, LOCK_SH | LOCK_NB) != 0 { sched_yield() }
+        _ = line.withUnsafeBytes { write(journal, $0.baseAddress, $0.count) }
+        let mine = Int64(lseek(journal, 0, SEEK_CUR))
+        var end = mine
+        if let page {
+            let word = UnsafeMutableRawPointer(page).bindMemory(to: Atomic<Int64>.self, capacity: 1)
+            var current = word.pointee.load(ordering: .acquiring)
+            while current < mine {
+                let (exchanged, original) = word.pointee.compareExchange(
+                    expected: current, desired: mine, ordering: .acquiringAndReleasing)
+                if exchanged { break }
+                current = original
+            }
+            end = max(current, mine)
+        }
+        flock(lock, LOCK_UN)
+        while end > seen {
+            let wanted = Int(min(Int64(buffer.count), end - seen))
+            let count = buffer.withUnsafeMutableBytes { pread(journal, $0.baseAddress, wanted, off_t(seen)) }
+            guard count > 0 else { break }
+            seen += Int64(count)
+        }
     }
 }
