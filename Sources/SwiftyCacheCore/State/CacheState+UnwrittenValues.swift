@@ -26,8 +26,9 @@ extension CacheState {
     static let olderEntriesEndingTheWalk = 64
 
     /// Drops the entries among `recent` (the replay's last commits) whose value files a crash
-    /// may have left unwritten (see above); returns how many. Call after a replay of a journal no clean close vouched for, before the sweep
-    /// (which deletes the dropped entries' files, their keys added to `removedKeys`).
+    /// may have left unwritten (see above); returns how many. Call after a replay of a journal
+    /// no clean close vouched for, before the sweep (which deletes the dropped entries' files,
+    /// their keys added to `removedKeys`).
     ///
     /// - Complexity: One `lstat` per file of the entries walked: the ones committed within the
     ///   window, then ``olderEntriesEndingTheWalk`` more with files, at most
