@@ -30,8 +30,6 @@ extension EntryTable {
         return result
     }
 
-    /// Indices of live entries in storage order, which is not LRU order.
-    /// - Complexity: O(capacity), and an array of n indices.
     /// The indices of the `count` most recently used entries (fewer if there are not as
     /// many), the newest first.
     ///
@@ -47,6 +45,8 @@ extension EntryTable {
         return result
     }
 
+    /// Indices of live entries in storage order, which is not LRU order.
+    /// - Complexity: O(capacity), and an array of n indices.
     var indicesInStorageOrder: [Int] { records.indices.filter { records[$0].isLive } }
 
     /// The entries an editor holds, in storage order.
