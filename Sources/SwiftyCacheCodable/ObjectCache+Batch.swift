@@ -35,6 +35,7 @@ extension ObjectCache {
         let now = clock()
         let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
         let values = Array(values)
+        let hashes = values.map { $0.key.hashValue }
         var encoded: [(engineKey: String, slots: [Data], cost: Int)] = []
         encoded.reserveCapacity(values.count)
         for (key, value) in values {
@@ -51,21 +52,23 @@ extension ObjectCache {
                     // Under the batch's stripes, as a single set (see `persist`).
                     mayNeedTrim = (start..<end).map { index in
                         let (key, value) = values[index]
-                        return memory.withLock(for: key) { tier in
+                        let hash = hashes[index]
+                        return memory.withLock(forHash: hash) { tier in
                             tier.statistics.saves += 1
                             // As in `set`: nothing kept across another process's change.
                             guard memory.othersChangesUnchanged(since: othersChanges) else {
-                                tier.remove(key)
+                                tier.remove(key, hash: hash)
                                 return false
                             }
                             return tier.storeWritten(
-                                value, forKey: key, cost: encoded[index].cost, expires: expires, created: now)
+                                value, forKey: key, hash: hash, cost: encoded[index].cost, expires: expires,
+                                created: now)
                         }
                     }
                 })
             for index in start..<end {
                 let key = values[index].key
-                if mayNeedTrim[index - start] { trimMemory(after: key) }
+                if mayNeedTrim[index - start] { trimMemory(afterHash: hashes[index]) }
                 publish(.set, key: key)
             }
             start = end
@@ -106,17 +109,19 @@ extension ObjectCache {
                 // another process's change followed meanwhile, dropped: it may be older on disk).
                 try writeBatch(writes, operation: operation) { write in
                     let index = written[write].index
-                    return memory.inspect(for: pending[index].key) {
-                        $0.holdsUnsaved(pending[index].key, version: pending[index].version)
+                    let hash = pending[index].hash
+                    return memory.inspect(forHash: hash) {
+                        $0.holdsUnsaved(pending[index].key, hash: hash, version: pending[index].version)
                     }
                 } whileHeld: { wrote in
                     for write in wrote {
                         let (index, cost) = written[write]
-                        memory.withLock(for: pending[index].key) {
+                        let hash = pending[index].hash
+                        memory.withLock(forHash: hash) {
                             $0.statistics.saves += 1
-                            $0.markSaved(pending[index].key, version: pending[index].version, cost: cost)
+                            $0.markSaved(pending[index].key, hash: hash, version: pending[index].version, cost: cost)
                             if !memory.othersChangesUnchanged(since: othersChanges) {
-                                _ = $0.removeIfSaved(pending[index].key)
+                                _ = $0.removeIfSaved(pending[index].key, hash: hash)
                             }
                         }
                     }

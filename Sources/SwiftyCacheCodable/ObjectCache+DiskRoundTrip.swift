@@ -254,12 +254,15 @@ extension ObjectCache {
         let key = pending.key
         let encoded = try encodeForDisk(pending.value, forKey: key, expires: pending.expires, operation: operation)
         try stripe(for: encoded.engineKey).lock.withLock { writes in
-            guard memory.inspect(for: key, { $0.holdsUnsaved(key, version: pending.version) }) else { return }
+            let isCurrent = memory.inspect(forHash: pending.hash) {
+                $0.holdsUnsaved(key, hash: pending.hash, version: pending.version)
+            }
+            guard isCurrent else { return }
             try diskCall(key, operation: operation) { try disk.setData(encoded.slots, forKey: encoded.engineKey) }
             writes += 1
-            memory.withLock(for: key) {
+            memory.withLock(forHash: pending.hash) {
                 $0.statistics.saves += 1
-                $0.markSaved(key, version: pending.version, cost: encoded.cost)
+                $0.markSaved(key, hash: pending.hash, version: pending.version, cost: encoded.cost)
             }
         }
     }
@@ -272,6 +275,13 @@ extension ObjectCache {
         if !mustSave.isEmpty { saveAndDrop(mustSave) }
     }
 
+    /// ``trimMemory(after:)`` given the stored key's `hashValue`.
+    @inlinable
+    func trimMemory(afterHash hash: Int) {
+        let mustSave = memory.trim(afterHash: hash)
+        if !mustSave.isEmpty { saveAndDrop(mustSave) }
+    }
+
     /// Writes the unsaved values the memory tier gave up, then drops them from memory; a value
     /// that cannot be written stays there, unsaved.
     @inlinable
@@ -279,8 +289,8 @@ extension ObjectCache {
         for pending in mustSave {
             do {
                 try persist(pending, operation: .evictFromMemory)
-                memory.withLock(for: pending.key) { tier in
-                    if tier.removeIfSaved(pending.key) { tier.statistics.memoryEvictions += 1 }
+                memory.withLock(forHash: pending.hash) { tier in
+                    if tier.removeIfSaved(pending.key, hash: pending.hash) { tier.statistics.memoryEvictions += 1 }
                 }
             } catch {
                 // Kept in memory, still unsaved: never dropped silently.

@@ -23,17 +23,18 @@ extension ObjectCache {
         // then sees it and leaves the disk alone. Where other processes write too, one of
         // their changes followed meanwhile may have replaced it on disk: memory keeps nothing.
         let othersChanges = memory.othersChangeCount(if: sharesDirectory)
+        let hash = key.hashValue
         let mayNeedTrim = try write(value, forKey: key, created: now, expires: expires, operation: .set) { cost in
-            memory.withLock(for: key) { tier in
+            memory.withLock(forHash: hash) { tier in
                 tier.statistics.saves += 1
                 guard memory.othersChangesUnchanged(since: othersChanges) else {
-                    tier.remove(key)
+                    tier.remove(key, hash: hash)
                     return false
                 }
-                return tier.storeWritten(value, forKey: key, cost: cost, expires: expires, created: now)
+                return tier.storeWritten(value, forKey: key, hash: hash, cost: cost, expires: expires, created: now)
             }
         }.result
-        if mayNeedTrim { trimMemory(after: key) }
+        if mayNeedTrim { trimMemory(afterHash: hash) }
         publish(.set, key: key)
     }
 
@@ -64,10 +65,11 @@ extension ObjectCache {
         guard !isReadOnly else { return }
         let now = clock()
         let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
-        memory.withLock(for: key) {
-            _ = $0.store(value, forKey: key, isUnsaved: true, cost: 0, expires: expires, created: now)
+        let hash = key.hashValue
+        memory.withLock(forHash: hash) {
+            _ = $0.store(value, forKey: key, hash: hash, isUnsaved: true, cost: 0, expires: expires, created: now)
         }
-        trimMemory(after: key)
+        trimMemory(afterHash: hash)
         publish(.set, key: key)
     }
 

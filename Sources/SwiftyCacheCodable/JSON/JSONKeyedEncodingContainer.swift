@@ -33,7 +33,12 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         try state.writeFloat(value, key: key)
     }
 
-    mutating func encode(_ value: Int, forKey key: Key) throws { try encodeInteger(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        // Not through the generic `encodeInteger`, which the optimizer merges with the other
+        // widths into one function that takes the type as a parameter.
+        try member(key)
+        state.bytes.appendJSONInteger(value)
+    }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try encodeInteger(value, key) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { try encodeInteger(value, key) }
     mutating func encode(_ value: Int32, forKey key: Key) throws { try encodeInteger(value, key) }

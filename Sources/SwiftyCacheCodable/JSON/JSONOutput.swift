@@ -97,6 +97,12 @@ extension Array where Element == UInt8 {
         }
     }
 
+    /// Appends an `Int` in decimal: the common case, without the generic overloads' witness
+    /// calls (the optimizer merges those into one function that takes the type as a parameter).
+    mutating func appendJSONInteger(_ value: Int) {
+        appendJSONInteger(magnitude: UInt64(value.magnitude), isNegative: value < 0)
+    }
+
     /// Appends a signed integer in decimal.
     mutating func appendJSONInteger<T: SignedInteger & FixedWidthInteger>(_ value: T) {
         appendJSONInteger(magnitude: UInt64(value.magnitude), isNegative: value < 0)

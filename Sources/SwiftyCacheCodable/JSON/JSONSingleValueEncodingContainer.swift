@@ -33,7 +33,11 @@ struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
         try state.writeFloat(value, key: nil)
     }
 
-    mutating func encode(_ value: Int) throws { try encodeInteger(value) }
+    mutating func encode(_ value: Int) throws {
+        // Concrete, as in the keyed container.
+        try begin()
+        state.bytes.appendJSONInteger(value)
+    }
     mutating func encode(_ value: Int8) throws { try encodeInteger(value) }
     mutating func encode(_ value: Int16) throws { try encodeInteger(value) }
     mutating func encode(_ value: Int32) throws { try encodeInteger(value) }

@@ -38,7 +38,11 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         try state.writeFloat(value, key: JSONKey(index: count - 1))
     }
 
-    mutating func encode(_ value: Int) throws { try encodeInteger(value) }
+    mutating func encode(_ value: Int) throws {
+        // Concrete, as in the keyed container.
+        try element()
+        state.bytes.appendJSONInteger(value)
+    }
     mutating func encode(_ value: Int8) throws { try encodeInteger(value) }
     mutating func encode(_ value: Int16) throws { try encodeInteger(value) }
     mutating func encode(_ value: Int32) throws { try encodeInteger(value) }

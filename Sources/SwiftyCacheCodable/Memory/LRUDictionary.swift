@@ -72,6 +72,11 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     package func value(at index: Int) -> Value? { values[index] }
 
+    /// The `hashValue` of the key at `index`, as it was handed in when the entry was inserted
+    /// (meaningless for a free slot), so that a caller can find the entry again without hashing.
+    @inlinable
+    package func hash(at index: Int) -> Int { table.slotHashes[index] }
+
     /// Changes the value at `index` in place.
     @inlinable
     @discardableResult

@@ -213,11 +213,25 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         withLock(stripe: stripeIndex(for: key), body)
     }
 
+    /// Runs `body` on the stripe that holds the keys whose `hashValue` is `hash`, with exclusive
+    /// access: for a caller that hashed its key once and hands the hash to the tier too.
+    @inlinable
+    func withLock<Result>(forHash hash: Int, _ body: (inout MemoryTier<Key, Value>) -> Result) -> Result {
+        withLock(stripe: stripeIndex(forHash: hash), body)
+    }
+
     /// Runs `body` on the stripe that holds `key` under its mutex, without excluding readers:
     /// `body` only reads.
     @inlinable
     func inspect<Result>(for key: Key, _ body: (borrowing MemoryTier<Key, Value>) -> Result) -> Result {
         stripes[stripeIndex(for: key)].inspect { body($0) }
+    }
+
+    /// Runs `body` on the stripe that holds the keys whose `hashValue` is `hash` under its mutex,
+    /// without excluding readers: `body` only reads.
+    @inlinable
+    func inspect<Result>(forHash hash: Int, _ body: (borrowing MemoryTier<Key, Value>) -> Result) -> Result {
+        stripes[stripeIndex(forHash: hash)].inspect { body($0) }
     }
 
     /// Runs `body` on stripe `index` with exclusive access, and carries its change of values
@@ -282,9 +296,15 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Complexity: O(evicted + unsaved values passed over + stripes).
     @inlinable
     func trim(after key: Key?) -> [MemoryTier<Key, Value>.PendingSave] {
+        trim(afterHash: stripes.count > 1 ? key?.hashValue : nil)
+    }
+
+    /// ``trim(after:)`` given the stored key's `hashValue` (`nil`: no key).
+    @inlinable
+    func trim(afterHash hash: Int?) -> [MemoryTier<Key, Value>.PendingSave] {
         guard stripes.count > 1 else { return withLock(stripe: 0) { $0.trim() } }
         var mustSave: [MemoryTier<Key, Value>.PendingSave] = []
-        let first = key.map(stripeIndex(for:)) ?? 0
+        let first = hash.map(stripeIndex(forHash:)) ?? 0
         for offset in stripes.indices {
             let excessCount = totals.count.load(ordering: .relaxed) - countLimit - mustSave.count
             let excessBytes = byteLimit.map { totals.cost.load(ordering: .relaxed) - $0 } ?? 0

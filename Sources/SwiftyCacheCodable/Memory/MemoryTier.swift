@@ -45,17 +45,20 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
         }
     }
 
-    /// A value to write to disk, as it was when picked.
+    /// A value to write to disk, as it was when picked, with its key's `hashValue`: the save
+    /// finds the value's stripe and slot again without hashing the key.
     @usableFromInline
     struct PendingSave: Sendable {
         @usableFromInline var key: Key
+        @usableFromInline var hash: Int
         @usableFromInline var value: Value
         @usableFromInline var version: UInt64
         @usableFromInline var expires: Date?
 
         @inlinable
-        init(key: Key, value: Value, version: UInt64, expires: Date?) {
+        init(key: Key, hash: Int, value: Value, version: UInt64, expires: Date?) {
             self.key = key
+            self.hash = hash
             self.value = value
             self.version = version
             self.expires = expires
@@ -176,16 +179,29 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     mutating func store(
         _ value: Value, forKey key: Key, isUnsaved: Bool, cost: Int, expires: Date?, created: Date
     ) -> UInt64 {
+        store(
+            value, forKey: key, hash: key.hashValue, isUnsaved: isUnsaved, cost: cost, expires: expires,
+            created: created)
+    }
+
+    /// ``store(_:forKey:isUnsaved:cost:expires:created:)`` given the key's `hashValue`.
+    ///
+    /// - Complexity: O(1) amortized, without hashing the key.
+    @discardableResult
+    @inlinable
+    mutating func store(
+        _ value: Value, forKey key: Key, hash: Int, isUnsaved: Bool, cost: Int, expires: Date?, created: Date
+    ) -> UInt64 {
         let version = clock.tick()
         let item = Item(
             value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires,
             created: created)
-        if let index = items.index(of: key) {
+        if let index = items.index(of: key, hash: hash) {
             totalCost -= items.value(at: index)?.cost ?? 0
             items.update(at: index) { $0 = item }
             items.touch(index)
         } else {
-            let index = items.insert(item, forKey: key)
+            let index = items.insert(item, forKey: key, hash: hash)
             referenced.reserve(index)
             _ = referenced.clear(index)  // a slot reused from a removed value
         }
@@ -207,11 +223,19 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// stored the value, so that the caller trims.
     @inlinable
     mutating func storeWritten(_ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date) -> Bool {
+        storeWritten(value, forKey: key, hash: key.hashValue, cost: cost, expires: expires, created: created)
+    }
+
+    /// ``storeWritten(_:forKey:cost:expires:created:)`` given the key's `hashValue`.
+    @inlinable
+    mutating func storeWritten(
+        _ value: Value, forKey key: Key, hash: Int, cost: Int, expires: Date?, created: Date
+    ) -> Bool {
         guard countLimit > 0, byteLimit != 0 else {
-            remove(key)
+            remove(key, hash: hash)
             return false
         }
-        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires, created: created)
+        store(value, forKey: key, hash: hash, isUnsaved: false, cost: cost, expires: expires, created: created)
         return true
     }
 
@@ -220,15 +244,22 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     ///
     /// - Complexity: O(1).
     @inlinable
-    func holdsUnsaved(_ key: Key, version: UInt64) -> Bool {
-        guard let index = items.index(of: key), let item = items.value(at: index) else { return false }
+    func holdsUnsaved(_ key: Key, hash: Int, version: UInt64) -> Bool {
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return false }
         return item.isUnsaved && item.version == version
     }
 
     /// Marks a value saved if it is still the version that was written.
     @inlinable
     mutating func markSaved(_ key: Key, version: UInt64, cost: Int) {
-        guard let index = items.index(of: key), let item = items.value(at: index), item.version == version else {
+        markSaved(key, hash: key.hashValue, version: version, cost: cost)
+    }
+
+    /// ``markSaved(_:version:cost:)`` given the key's `hashValue`.
+    @inlinable
+    mutating func markSaved(_ key: Key, hash: Int, version: UInt64, cost: Int) {
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index), item.version == version
+        else {
             return
         }
         totalCost += cost - item.cost
@@ -241,16 +272,31 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     @discardableResult
     @inlinable
     mutating func remove(_ key: Key) -> Item? {
-        guard let index = items.index(of: key), let item = items.remove(at: index) else { return nil }
+        remove(key, hash: key.hashValue)
+    }
+
+    /// ``remove(_:)`` given the key's `hashValue`.
+    @discardableResult
+    @inlinable
+    mutating func remove(_ key: Key, hash: Int) -> Item? {
+        guard let index = items.index(of: key, hash: hash), let item = items.remove(at: index) else { return nil }
         totalCost -= item.cost
         return item
     }
 
-    /// Drops a value if it is saved (or its version is the one given, just saved).
+    /// Drops a value if it is saved.
     @inlinable
     mutating func removeIfSaved(_ key: Key) -> Bool {
-        guard let index = items.index(of: key), let item = items.value(at: index), !item.isUnsaved else { return false }
-        remove(key)
+        removeIfSaved(key, hash: key.hashValue)
+    }
+
+    /// ``removeIfSaved(_:)`` given the key's `hashValue`.
+    @inlinable
+    mutating func removeIfSaved(_ key: Key, hash: Int) -> Bool {
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index), !item.isUnsaved else {
+            return false
+        }
+        totalCost -= items.remove(at: index)?.cost ?? 0
         return true
     }
 
@@ -276,74 +322,18 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     var unsaved: [PendingSave] {
         items.indicesInLRUOrder.compactMap { index in
             guard let key = items.key(at: index), let item = items.value(at: index), item.isUnsaved else { return nil }
-            return PendingSave(key: key, value: item.value, version: item.version, expires: item.expires)
+            return PendingSave(
+                key: key, hash: items.hash(at: index), value: item.value, version: item.version, expires: item.expires)
         }
     }
 
     @inlinable
     func pendingSave(for key: Key) -> PendingSave? {
-        guard let index = items.index(of: key), let item = items.value(at: index), item.isUnsaved else { return nil }
-        return PendingSave(key: key, value: item.value, version: item.version, expires: item.expires)
-    }
-
-    /// Evicts least recently used saved values until the limits hold. Unsaved values in the
-    /// way are returned, still in memory, for the caller to save and then evict.
-    ///
-    /// - Complexity: O(evicted + unsaved values passed over).
-    @inlinable
-    mutating func trim() -> [PendingSave] {
-        evict(count: max(0, items.count - countLimit), bytes: byteLimit.map { max(0, totalCost - $0) } ?? 0)
-    }
-
-    /// Evicts least recently used saved values until `count` values are accounted for and
-    /// `bytes` encoded bytes freed. Unsaved values in the way count towards `count` and are
-    /// returned, still in memory, for the caller to save and then evict. A value hit since the
-    /// walk last passed it gets a second chance: its bit is cleared and it becomes the newest.
-    /// The newest value (the one just stored, when called after a store) goes last, so that a
-    /// store never evicts the value it stored while another could go.
-    ///
-    /// - Complexity: O(evicted + unsaved values passed over + second chances given), amortized
-    ///   O(evicted + unsaved values passed over): each second chance clears a bit that a hit set.
-    ///   The walk visits each value at most twice (a value moved has its bit cleared).
-    @inlinable
-    mutating func evict(count: Int, bytes: Int) -> [PendingSave] {
-        // No nested function: in this unspecialized generic code its captures would be boxed
-        // on the heap at every eviction.
-        var mustSave: [PendingSave] = []
-        var removed = 0
-        var freed = 0
-        let protected = items.newest
-        var cursor = items.eldest
-        while cursor != -1 && (removed + mustSave.count < count || freed < bytes) {
-            let next = items.indexAfter(cursor)
-            if cursor != protected {
-                if referenced.clear(cursor) {
-                    items.touch(cursor)
-                } else {
-                    take(cursor, mustSave: &mustSave, removed: &removed, freed: &freed)
-                }
-            }
-            cursor = next
+        let hash = key.hashValue
+        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index), item.isUnsaved else {
+            return nil
         }
-        // Every other value is gone or unsaved: the newest goes too, if the limits want it.
-        if (removed + mustSave.count < count || freed < bytes) && protected != -1 {
-            take(protected, mustSave: &mustSave, removed: &removed, freed: &freed)
-        }
-        return mustSave
-    }
-
-    /// Evicts the value at `index`, or hands it over to be saved first if it is unsaved.
-    @inlinable
-    mutating func take(_ index: Int, mustSave: inout [PendingSave], removed: inout Int, freed: inout Int) {
-        guard let key = items.key(at: index), let item = items.value(at: index) else { return }
-        if item.isUnsaved {
-            mustSave.append(PendingSave(key: key, value: item.value, version: item.version, expires: item.expires))
-        } else {
-            freed += item.cost
-            removed += 1
-            if let gone = items.remove(at: index) { totalCost -= gone.cost }
-            statistics.memoryEvictions += 1
-        }
+        return PendingSave(key: key, hash: hash, value: item.value, version: item.version, expires: item.expires)
     }
 
     @inlinable var count: Int { items.count }

@@ -81,6 +81,34 @@ import Testing
         #expect(keys(tier) == ["b"])
     }
 
+    @Test func aPendingSaveCarriesItsKeysHashAndASaveByThatHashFindsTheValue() {
+        var tier = MemoryTier<String, String>(countLimit: 2, byteLimit: nil)
+        for key in ["a", "b", "c"] {
+            tier.store(
+                "v-\(key)", forKey: key, hash: key.hashValue, isUnsaved: true, cost: 0, expires: nil, created: now)
+        }
+        // Handed back by a trim, listed as unsaved, or asked for by key: each with the hash
+        // the key was stored under.
+        let handedBack = tier.trim()
+        #expect(handedBack.map(\.key) == ["a"])
+        let pending = handedBack + tier.unsaved + [tier.pendingSave(for: "c")].compactMap { $0 }
+        #expect(pending.map(\.key) == ["a", "a", "b", "c", "c"])
+        for save in pending { #expect(save.hash == save.key.hashValue) }
+        for save in tier.unsaved {
+            let heldBefore = tier.holdsUnsaved(save.key, hash: save.hash, version: save.version)
+            tier.markSaved(save.key, hash: save.hash, version: save.version, cost: 5)
+            let heldAfter = tier.holdsUnsaved(save.key, hash: save.hash, version: save.version)
+            #expect(heldBefore && !heldAfter)
+        }
+        let stillUnsaved = tier.unsaved.count
+        #expect(stillUnsaved == 0)
+        #expect(tier.totalCost == 15)
+        let removed = tier.removeIfSaved("b", hash: "b".hashValue)
+        #expect(removed)
+        #expect(tier.totalCost == 10)
+        #expect(keys(tier) == ["a", "c"])
+    }
+
     @Test func aWalkOverValuesAllHitEndsAndEvictsInOrder() {
         let names = (0..<100).map { "k\($0)" }
         var tier = tier(limit: 100, saved: names)
