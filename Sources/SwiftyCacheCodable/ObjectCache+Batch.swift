@@ -36,10 +36,13 @@ extension ObjectCache {
         let expires = (expiresAfter ?? defaultTimeToLive).map { now.addingTimeInterval($0.timeInterval) }
         let values = Array(values)
         let hashes = values.map { $0.key.hashValue }
-        var encoded: [(engineKey: String, slots: [Data], cost: Int)] = []
-        encoded.reserveCapacity(values.count)
-        for (key, value) in values {
-            encoded.append(try encodeForDisk(value, forKey: key, created: now, expires: expires, operation: .set))
+        // Every value is encoded before anything is written.
+        let (writes, encoded) = try encodeBatch(values.indices) { index, buffer in
+            try appendForDisk(
+                values[index].value, forKey: values[index].key, created: now, expires: expires, operation: .set,
+                to: &buffer)
+        } onFailure: { error in
+            throw error
         }
         var start = 0
         while start < values.count {
@@ -47,7 +50,7 @@ extension ObjectCache {
             var mayNeedTrim: [Bool] = []
             let othersChanges = memory.othersChangeCount(if: sharesDirectory)
             try writeBatch(
-                encoded[start..<end].map { EngineWrite(engineKey: $0.engineKey, slots: $0.slots) }, operation: .set,
+                Array(writes[start..<end]), operation: .set,
                 whileHeld: { _ in
                     // Under the batch's stripes, as a single set (see `persist`).
                     mayNeedTrim = (start..<end).map { index in
@@ -86,20 +89,13 @@ extension ObjectCache {
         while start < pending.count {
             let end = min(pending.count, start + Self.batchLimit)
             // The values stay in `pending`: the batch refers to them by index, copying none.
-            var written: [(index: Int, cost: Int)] = []
-            var writes: [EngineWrite] = []
-            written.reserveCapacity(end - start)
-            writes.reserveCapacity(end - start)
-            for index in start..<end {
-                do {
-                    let encoded = try encodeForDisk(
-                        pending[index].value, forKey: pending[index].key, expires: pending[index].expires,
-                        operation: operation)
-                    written.append((index, encoded.cost))
-                    writes.append(EngineWrite(engineKey: encoded.engineKey, slots: encoded.slots))
-                } catch {
-                    firstFailure = firstFailure ?? error
-                }
+            // (`encodeBatch` throws only what `onFailure` throws: nothing here.)
+            let (writes, written) = try encodeBatch(start..<end) { index, buffer in
+                try appendForDisk(
+                    pending[index].value, forKey: pending[index].key, expires: pending[index].expires,
+                    operation: operation, to: &buffer)
+            } onFailure: { error in
+                firstFailure = firstFailure ?? error
             }
             start = end
             let othersChanges = memory.othersChangeCount(if: sharesDirectory)
@@ -132,6 +128,57 @@ extension ObjectCache {
             }
         }
         if let firstFailure { throw firstFailure }
+    }
+
+    /// Encodes the values `indices` name into shared buffers, each handed to the engine as slices
+    /// of one `Data` (an allocation for every 1 MiB of values rather than two for each value; the
+    /// bound keeps a batch of large values from holding two copies of itself at once):
+    /// `append(index, &buffer)` appends a value's envelope and payload
+    /// (``appendForDisk(_:forKey:created:expires:operation:to:)``). A value that fails goes to
+    /// `onFailure` and is left out. Returns the writes, and for each the index it came from and
+    /// its payload's size.
+    ///
+    /// - Complexity: O(values and their encoded bytes).
+    @inlinable
+    func encodeBatch(
+        _ indices: Range<Int>,
+        append: (Int, inout [UInt8]) throws -> (engineKey: String, payloadStart: Int, attachments: [Data]),
+        onFailure: (any Error) throws -> Void
+    ) throws -> (writes: [EngineWrite], encoded: [(index: Int, cost: Int)]) {
+        let bufferLimit = 1 << 20
+        var encoded: [(index: Int, cost: Int)] = []
+        var writes: [EngineWrite] = []
+        var entries: [BufferedEntry] = []
+        encoded.reserveCapacity(indices.count)
+        writes.reserveCapacity(indices.count)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(min(indices.count * 512, bufferLimit))
+        for index in indices {
+            let start = buffer.count
+            do {
+                let entry = try append(index, &buffer)
+                encoded.append((index, buffer.count - entry.payloadStart))
+                entries.append(
+                    BufferedEntry(
+                        engineKey: entry.engineKey, start: start, payloadStart: entry.payloadStart, end: buffer.count,
+                        attachments: entry.attachments))
+            } catch {
+                try onFailure(error)
+            }
+            if buffer.count >= bufferLimit || index == indices.last {
+                let whole = Data(buffer)
+                for entry in entries {
+                    writes.append(
+                        EngineWrite(
+                            engineKey: entry.engineKey,
+                            slots: [whole[entry.start..<entry.payloadStart], whole[entry.payloadStart..<entry.end]]
+                                + entry.attachments))
+                }
+                entries.removeAll(keepingCapacity: true)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        return (writes, encoded)
     }
 
     /// Writes engine entries as one ``DiskLRUCache/WriteBatch``, holding the write stripes of
@@ -167,6 +214,26 @@ extension ObjectCache {
             writes += 1
             try holdingStripes(indices.dropFirst(), body)
         }
+    }
+}
+
+/// An entry of a save's batch encoded into the batch's one buffer: its name, where its envelope,
+/// payload and end are in the buffer, and its attachments.
+@usableFromInline
+struct BufferedEntry {
+    @usableFromInline let engineKey: String
+    @usableFromInline let start: Int
+    @usableFromInline let payloadStart: Int
+    @usableFromInline let end: Int
+    @usableFromInline let attachments: [Data]
+
+    @inlinable
+    init(engineKey: String, start: Int, payloadStart: Int, end: Int, attachments: [Data]) {
+        self.engineKey = engineKey
+        self.start = start
+        self.payloadStart = payloadStart
+        self.end = end
+        self.attachments = attachments
     }
 }
 

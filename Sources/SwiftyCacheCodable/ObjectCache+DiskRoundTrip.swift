@@ -210,14 +210,30 @@ extension ObjectCache {
     func encodeForDisk(
         _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation
     ) throws -> (engineKey: String, slots: [Data], cost: Int) {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(Envelope.headerSize + 4 + 512)
+        let entry = try appendForDisk(
+            value, forKey: key, created: created, expires: expires, operation: operation, to: &buffer)
+        let whole = Data(buffer)
+        let slots = [whole[..<entry.payloadStart], whole[entry.payloadStart...]] + entry.attachments
+        return (entry.engineKey, slots, buffer.count - entry.payloadStart)
+    }
+
+    /// Appends the envelope and then the payload of `value` to `buffer`, and returns the
+    /// engine's key, where the payload starts in `buffer`, and the value's attachments. On a
+    /// failure `buffer` is left as it was: several values share one buffer in a batch (one
+    /// allocation and one `Data` for all of them).
+    @inlinable
+    func appendForDisk(
+        _ value: Value, forKey key: Key, created: Date? = nil, expires: Date?, operation: ObjectCacheError.Operation,
+        to buffer: inout [UInt8]
+    ) throws -> (engineKey: String, payloadStart: Int, attachments: [Data]) {
         let keyBytes = try encodeKey(key, operation: operation)
         let isRaw = Value.self == Data.self
         let envelope = Envelope(
             codec: isRaw ? .raw : format.codec, created: created ?? clock(), expires: expires, keyBytes: keyBytes,
             schemaVersion: schemaVersion == unversionedSchema ? nil : schemaVersion)
-        // Envelope and payload in one buffer, handed to the engine as two slices of one `Data`.
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(Envelope.headerSize + 4 + keyBytes.count + 512)
+        let start = buffer.count
         envelope.append(to: &buffer)
         let payloadStart = buffer.count
         if isRaw {
@@ -226,22 +242,22 @@ extension ObjectCache {
             do {
                 try format.encode(value, appendingTo: &buffer)
             } catch {
+                buffer.removeLast(buffer.count - start)
                 throw ObjectCacheError.encodingFailed("value", key: "\(key)", operation: operation, cause: error)
             }
         }
-        let whole = Data(buffer)
-        var slots = [whole[..<payloadStart], whole[payloadStart...]]
+        var attachments: [Data] = []
         if attachmentCount > 0 {
-            let parts = (value as? any CacheAttachments)?.attachments ?? []
-            guard parts.count == attachmentCount else {
+            attachments = (value as? any CacheAttachments)?.attachments ?? []
+            guard attachments.count == attachmentCount else {
+                buffer.removeLast(buffer.count - start)
                 throw ObjectCacheError.attachmentCountMismatch(
-                    expected: attachmentCount, got: parts.count, key: "\(key)", operation: operation)
+                    expected: attachmentCount, got: attachments.count, key: "\(key)", operation: operation)
             }
-            slots += parts
         }
         let engineKey = keyHasher.engineKey(for: keyBytes)
         rememberName(engineKey, of: key)
-        return (engineKey, slots, buffer.count - payloadStart)
+        return (engineKey, payloadStart, attachments)
     }
 
     /// Writes an unsaved value and marks it saved, unless a newer write replaced it meanwhile.

@@ -94,6 +94,35 @@ import Darwin
         #expect(try cache.value(forKey: "good") == nil)
     }
 
+    @Test func aValueThatFailsToEncodeInASaveLeavesItsNeighboursWhole() throws {
+        // The batch encodes its values into one buffer: the bytes the bad value wrote before it
+        // failed (its envelope, then part of its payload) must not end up in the value after it.
+        let cache = try open()
+        let bad = Note(title: "bad", tags: ["x"], created: Date(timeIntervalSince1970: .nan), body: "")
+        for i in 0..<5 { cache.setUnsaved(i == 2 ? bad : note(i), forKey: "n\(i)") }
+        #expect(throws: ObjectCacheError.self) { try cache.save() }
+        #expect(cache.hasUnsavedValue(forKey: "n2"))
+        try? cache.close()
+        let reopened = try open()
+        for i in [0, 1, 3, 4] { #expect(try reopened.value(forKey: "n\(i)") == note(i)) }
+        #expect(try reopened.value(forKey: "n2") == nil)
+    }
+
+    @Test func aSaveOfMoreThanOneBufferOfValuesWritesEveryOneWhole() throws {
+        // Over 1 MiB of values: the batch's encoding starts a new buffer (and `Data`) past it.
+        let cache = try open()
+        func big(_ i: Int) -> Note {
+            Note(
+                title: "big \(i)", tags: [], created: Date(timeIntervalSince1970: Double(i)),
+                body: String(repeating: "\(i % 10)", count: 900 + i % 200))
+        }
+        for i in 0..<3_000 { cache.setUnsaved(big(i), forKey: "b\(i)") }
+        try cache.save()
+        try cache.close()
+        let reopened = try open()
+        for i in 0..<3_000 { #expect(try reopened.value(forKey: "b\(i)") == big(i)) }
+    }
+
     @Test func concurrentBatchesAndSingleWritesNeverDeadlock() async throws {
         let cache = try open()
         await withTaskGroup(of: Void.self) { group in
