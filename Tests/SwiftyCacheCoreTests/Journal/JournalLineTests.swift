@@ -78,4 +78,20 @@ import Testing
         }
         for dots in [".", "..", "...", ".a"] { #expect(check(Array(dots.utf8)) == rule(Array(dots.utf8))) }
     }
+
+    @Test func aKeyByteIsALowerCaseLetterADigitAnUnderscoreOrAHyphenAndNothingElse() {
+        // Every byte, against the rule spelled out: the check is a bit mask.
+        for value in 0...255 {
+            let byte = UInt8(value)
+            let allowed =
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            #expect(Journal.isKeyByte(byte) == allowed, "byte \(value)")
+        }
+        #expect(Journal.isValidKey("a-z_0-9"))
+        #expect(!Journal.isValidKey("A"))
+        #expect(!Journal.isValidKey("a.b"))
+        #expect(!Journal.isValidKey(""))
+    }
 }
