@@ -168,11 +168,9 @@ extension ObjectCache {
             if buffer.count >= bufferLimit || index == indices.last {
                 let whole = Data(buffer)
                 for entry in entries {
-                    writes.append(
-                        EngineWrite(
-                            engineKey: entry.engineKey,
-                            slots: [whole[entry.start..<entry.payloadStart], whole[entry.payloadStart..<entry.end]]
-                                + entry.attachments))
+                    var slots = [whole[entry.start..<entry.payloadStart], whole[entry.payloadStart..<entry.end]]
+                    if !entry.attachments.isEmpty { slots += entry.attachments }
+                    writes.append(EngineWrite(engineKey: entry.engineKey, slots: slots))
                 }
                 entries.removeAll(keepingCapacity: true)
                 buffer.removeAll(keepingCapacity: true)

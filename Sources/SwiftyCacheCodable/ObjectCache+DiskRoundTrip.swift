@@ -215,7 +215,9 @@ extension ObjectCache {
         let entry = try appendForDisk(
             value, forKey: key, created: created, expires: expires, operation: operation, to: &buffer)
         let whole = Data(buffer)
-        let slots = [whole[..<entry.payloadStart], whole[entry.payloadStart...]] + entry.attachments
+        var slots = [whole[..<entry.payloadStart], whole[entry.payloadStart...]]
+        // Not `+`: its generic append costs a value without attachments as much as the envelope.
+        if !entry.attachments.isEmpty { slots += entry.attachments }
         return (entry.engineKey, slots, buffer.count - entry.payloadStart)
     }
 
