@@ -34,14 +34,15 @@ extension Array where Element == UInt8 {
             let highs: UInt64 = 0x8080_8080_8080_8080
             let slash = escapesSlashes ? ones &* 0x2F : ones &* 0x22
             while index + 8 <= utf8.count {
-                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // Byte `i` of the text is byte `i` of the word on any machine, so the lowest flag
+                // is the first byte to escape (each test flags its first byte exactly).
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 // A byte below 0x20, or equal to `"`, `\` or (when escaped) `/`, sets its high bit.
                 let control = (word &- ones &* 0x20) & ~word
-                if (control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
-                    | hasZeroByte(word ^ slash)) & highs != 0
-                {
-                    break
-                }
+                let flags =
+                    (control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
+                        | hasZeroByte(word ^ slash)) & highs
+                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
                 index += 8
             }
         }

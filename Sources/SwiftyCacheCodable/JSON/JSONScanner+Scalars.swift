@@ -31,20 +31,25 @@ extension JSONScanner {
 
     /// The index of the first byte from `start` on that is not plain ASCII text of a string (a
     /// quote, a reverse solidus, a control character or a byte of 0x80 or more), eight bytes at
-    /// a time; it may stop early, before a byte the caller then looks at one by one.
+    /// a time; in the last seven bytes of the input it may stop early, before a byte the caller
+    /// then looks at one by one.
     private func plainRunEnd(from start: Int) -> Int {
         guard let base = UnsafeRawPointer(bytes.baseAddress) else { return start }
         let ones: UInt64 = 0x0101_0101_0101_0101
         var index = start
         while index + 8 <= bytes.count {
-            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // Little-endian order whatever the machine's: byte `i` of the input is byte `i` of
+            // the word, so the lowest flag found is the first special byte.
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             // High bits: a byte below 0x20, a zero byte of either comparison, or a high byte.
+            // Each test flags its first byte exactly (a borrow only reaches the bytes above it).
             let special =
                 ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
                 | word
-            if special & (ones &* 0x80) != 0 { return index }
+            let flags = special & (ones &* 0x80)
+            if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
             index += 8
         }
         return index

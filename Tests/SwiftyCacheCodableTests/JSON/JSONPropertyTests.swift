@@ -18,6 +18,25 @@ import Testing
         }
     }
 
+    @Test func generatedStringsAreWrittenAsFoundationWritesThemAndReadBack() throws {
+        // Runs of plain ASCII of every length before and after each special byte, so that the
+        // eight-byte scans meet it at every offset of a word, and at the end of the input.
+        var generator = SplitMix(state: 0x57A1)
+        let specials: [String] = ["\"", "\\", "/", "\n", "\u{01}", "\u{1F}", "é", "漢", "😀", "\u{7F}"]
+        for round in 0..<600 {
+            var text = ""
+            for _ in 0..<Int(generator.next() % 4) {
+                text += String(repeating: "a", count: Int(generator.next() % 19))
+                text += specials[Int(generator.next() % UInt64(specials.count))]
+            }
+            text += String(repeating: "z", count: Int(generator.next() % 11))
+            let value = [text, String.generate(using: &generator)]
+            let ours = try DirectJSONEncoder().encode(value)
+            #expect(ours == (try JSONEncoder().encode(value)), "round \(round)")
+            #expect(try DirectJSONDecoder().decode([String].self, from: ours) == value, "round \(round)")
+        }
+    }
+
     @Test func generatedNotesRoundTripBothWays() throws {
         var generator = SplitMix(state: 0xC0DE)
         for round in 0..<400 {
