@@ -14,9 +14,11 @@ extension ObjectCache {
     /// - Complexity: O(1) on a memory hit, with no disk access and no decoding.
     @inlinable
     public func value(forKey key: Key) throws -> Value? {
-        // Inlinable, so a memory hit runs specialized for the caller's types.
-        if let value = memory.freshHit(key, clock: clock) { return value }
-        return try valueAfterMemoryMiss(forKey: key)
+        // Inlinable, so a memory hit runs specialized for the caller's types. The key is
+        // hashed once, for the hit and the rest of a miss.
+        let hash = key.hashValue
+        if let value = memory.freshHit(key, hash: hash, clock: clock) { return value }
+        return try valueAfterMemoryMiss(forKey: key, hash: hash)
     }
 
     /// The rest of a read: expiry of a value in memory, then the disk.
@@ -25,10 +27,16 @@ extension ObjectCache {
     /// types.
     @inlinable
     func valueAfterMemoryMiss(forKey key: Key) throws -> Value? {
+        try valueAfterMemoryMiss(forKey: key, hash: key.hashValue)
+    }
+
+    /// ``valueAfterMemoryMiss(forKey:)`` given the key's `hashValue`.
+    @inlinable
+    func valueAfterMemoryMiss(forKey key: Key, hash: Int) throws -> Value? {
         let now = clock()
         // A tier that keeps nothing has nothing to find: straight to the disk.
         if !memory.keepsNothing {
-            switch memory.find(key, now: now) {
+            switch memory.find(key, hash: hash, now: now) {
             case .hit(let value):
                 return value
             case .expired:
@@ -40,15 +48,15 @@ extension ObjectCache {
         }
         let othersChanges = memory.othersChangeCount(if: sharesDirectory)
         guard let loaded = try load(key, now: now) else {
-            memory.countMiss(key)
+            memory.countMiss(hash: hash)
             return nil
         }
-        memory.countDiskHit(key)
+        memory.countDiskHit(hash: hash)
         if memory.storeLoaded(
-            loaded.value, forKey: key, cost: loaded.cost, expires: loaded.expires, created: loaded.created,
-            othersSince: othersChanges)
+            loaded.value, forKey: key, hash: hash, cost: loaded.cost, expires: loaded.expires,
+            created: loaded.created, othersSince: othersChanges)
         {
-            trimMemory(after: key)
+            trimMemory(afterHash: hash)
         }
         return loaded.value
     }

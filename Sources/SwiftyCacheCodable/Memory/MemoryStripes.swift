@@ -96,8 +96,13 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ///   written to.
     @inlinable
     func freshHit(_ key: Key, clock: () -> Date) -> Value? {
-        let hash = key.hashValue
-        return stripes[stripeIndex(forHash: hash)].readCountingFound {
+        freshHit(key, hash: key.hashValue, clock: clock)
+    }
+
+    /// ``freshHit(_:clock:)`` given the key's `hashValue`.
+    @inlinable
+    func freshHit(_ key: Key, hash: Int, clock: () -> Date) -> Value? {
+        stripes[stripeIndex(forHash: hash)].readCountingFound {
             $0.freshValue(key, hash: hash, clock: clock)
         }
     }
@@ -134,7 +139,12 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Complexity: O(1).
     @inlinable
     func find(_ key: Key, now: Date) -> MemoryTier<Key, Value>.Lookup {
-        let hash = key.hashValue
+        find(key, hash: key.hashValue, now: now)
+    }
+
+    /// ``find(_:now:)`` given the key's `hashValue`.
+    @inlinable
+    func find(_ key: Key, hash: Int, now: Date) -> MemoryTier<Key, Value>.Lookup {
         let stripe = stripeIndex(forHash: hash)
         let found = stripes[stripe].read { $0.find(key, hash: hash, now: now) }
         switch found {
@@ -150,11 +160,19 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Counts a read that found nothing, in memory or on disk.
     @inlinable
-    func countMiss(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.misses) }
+    func countMiss(_ key: Key) { countMiss(hash: key.hashValue) }
+
+    /// Counts a read of the key whose `hashValue` is `hash` that found nothing.
+    @inlinable
+    func countMiss(hash: Int) { stripes[stripeIndex(forHash: hash)].count(Counter.misses) }
 
     /// Counts a read answered from disk.
     @inlinable
-    func countDiskHit(_ key: Key) { stripes[stripeIndex(for: key)].count(Counter.diskHits) }
+    func countDiskHit(_ key: Key) { countDiskHit(hash: key.hashValue) }
+
+    /// Counts a read of the key whose `hashValue` is `hash` answered from disk.
+    @inlinable
+    func countDiskHit(hash: Int) { stripes[stripeIndex(forHash: hash)].count(Counter.diskHits) }
 
     /// Keeps a value read from disk unless the tier keeps nothing or a newer value arrived
     /// meanwhile, or (with `othersSince`, where other processes write the directory too)
@@ -164,10 +182,21 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func storeLoaded(
         _ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date, othersSince: UInt64? = nil
     ) -> Bool {
+        storeLoaded(
+            value, forKey: key, hash: key.hashValue, cost: cost, expires: expires, created: created,
+            othersSince: othersSince)
+    }
+
+    /// ``storeLoaded(_:forKey:cost:expires:created:othersSince:)`` given the key's `hashValue`.
+    @inlinable
+    func storeLoaded(
+        _ value: Value, forKey key: Key, hash: Int, cost: Int, expires: Date?, created: Date,
+        othersSince: UInt64? = nil
+    ) -> Bool {
         guard !keepsNothing else { return false }
-        return withLock(for: key) {
+        return withLock(forHash: hash) {
             guard othersChangesUnchanged(since: othersSince) else { return false }
-            return $0.storeLoaded(value, forKey: key, cost: cost, expires: expires, created: created)
+            return $0.storeLoaded(value, forKey: key, hash: hash, cost: cost, expires: expires, created: created)
         }
     }
 

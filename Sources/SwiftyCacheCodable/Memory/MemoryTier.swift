@@ -213,8 +213,16 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// nothing (a limit of zero). Returns whether it stored it, so that the caller trims.
     @inlinable
     mutating func storeLoaded(_ value: Value, forKey key: Key, cost: Int, expires: Date?, created: Date) -> Bool {
-        guard countLimit > 0, byteLimit != 0, items.index(of: key) == nil else { return false }
-        store(value, forKey: key, isUnsaved: false, cost: cost, expires: expires, created: created)
+        storeLoaded(value, forKey: key, hash: key.hashValue, cost: cost, expires: expires, created: created)
+    }
+
+    /// ``storeLoaded(_:forKey:cost:expires:created:)`` given the key's `hashValue`.
+    @inlinable
+    mutating func storeLoaded(
+        _ value: Value, forKey key: Key, hash: Int, cost: Int, expires: Date?, created: Date
+    ) -> Bool {
+        guard countLimit > 0, byteLimit != 0, items.index(of: key, hash: hash) == nil else { return false }
+        store(value, forKey: key, hash: hash, isUnsaved: false, cost: cost, expires: expires, created: created)
         return true
     }
 
