@@ -49,6 +49,9 @@ struct JournalParser {
         var damagedLines: [[UInt8]] = []
         /// How many of the records came from `BLOCK` lines (``JournalBlock``).
         var blockRecordCount = 0
+        /// How many lines were a torn append joined to a whole one (``joinedLineStart(in:)``):
+        /// the whole one replayed, the torn start skipped.
+        var joinedLineCount = 0
     }
 
     let valueCount: Int
@@ -61,6 +64,7 @@ struct JournalParser {
     private var lineNumber = 0
     private var recordCount = 0
     private var blockRecordCount = 0
+    private var joinedLineCount = 0
     /// The entries of the last `BLOCK` line, in buffers kept from line to line.
     private var block = JournalBlock.Decoded()
     private var firstLine = FirstLine.unknown
@@ -167,7 +171,7 @@ struct JournalParser {
             firstLine: firstLine, corruption: corruption, recordCount: recordCount,
             hasUnterminatedLine: !pending.isEmpty, unterminatedByteCount: pending.count,
             keysAfterCorruption: keysAfterCorruption, damagedLines: corruption == nil ? damagedLines : [],
-            blockRecordCount: blockRecordCount)
+            blockRecordCount: blockRecordCount, joinedLineCount: joinedLineCount)
     }
 
     private mutating func appendPending(_ bytes: UnsafeRawBufferPointer) {
@@ -252,7 +256,7 @@ struct JournalParser {
         seenCheckedLine = true
         if checked.body.starts(with: Journal.batchVerb) {
             guard checked.isIntact, handleBatch(checked.body.dropFirst(Journal.batchVerb.count), body) else {
-                noteDamaged(line)
+                handleFailedLine(line, body, blocks)
                 return true
             }
             return true
@@ -260,7 +264,7 @@ struct JournalParser {
         if checked.body.starts(with: JournalBlock.verb) {
             let payload = checked.body.dropFirst(JournalBlock.verb.count)
             guard checked.isIntact, block.decode(payload, valueCount: valueCount) else {
-                noteDamaged(line)
+                handleFailedLine(line, body, blocks)
                 return true
             }
             blocks(block)
@@ -271,7 +275,7 @@ struct JournalParser {
         guard checked.isIntact,
             case .success(let record) = Self.parseBodyLine(checked.body, valueCount: valueCount, storesLocations: true)
         else {
-            noteDamaged(line)
+            handleFailedLine(line, body, blocks)
             return true
         }
         body(UnsafeBufferPointer(rebasing: record.key), record.operation)
@@ -306,6 +310,20 @@ struct JournalParser {
         for record in records { body(UnsafeBufferPointer(rebasing: record.key), record.operation) }
         recordCount += records.count
         return true
+    }
+
+    /// A checked line that failed: the whole line a torn append was joined to, when it ends
+    /// with one (``joinedLineStart(in:)``), replayed; otherwise damage.
+    private mutating func handleFailedLine(
+        _ line: Slice<UnsafeBufferPointer<UInt8>>, _ body: (UnsafeBufferPointer<UInt8>, Journal.Operation) -> Void,
+        _ blocks: (borrowing JournalBlock.Decoded) -> Void
+    ) {
+        guard let start = Self.joinedLineStart(in: line) else {
+            noteDamaged(line)
+            return
+        }
+        joinedLineCount += 1
+        _ = handleCheckedLine(line[start...], body, blocks)
     }
 
     /// Keeps a damaged line for the replay to drop what it names; past the bounds, the journal

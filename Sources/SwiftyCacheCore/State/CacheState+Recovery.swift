@@ -136,6 +136,7 @@ extension CacheState {
         }
         let appendsCleanly =
             closedCleanly && dropped == 0 && summary.damagedLines.isEmpty && !summary.hasUnterminatedLine
+            && summary.joinedLineCount == 0
         storage.recover(table: table, wipe: false, closedCleanly: appendsCleanly)
         if replayFormat != journal.format {
             // A file-storage journal, replayed: rewritten in packed format, every entry's values
@@ -143,10 +144,13 @@ extension CacheState {
             try rebuildJournal()
             report.rebuiltJournal = true
             report.migratedFromFileStorage = true
-        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty || logged > 0 || unwritten > 0 {
-            // Never append after a torn line, nor keep damaged ones, nor leave the changes read
-            // from the log unjournaled, nor name values dropped as unwritten: rewrite the
-            // journal from what was read.
+        } else if summary.hasUnterminatedLine || !summary.damagedLines.isEmpty || summary.joinedLineCount > 0
+            || logged > 0 || unwritten > 0
+        {
+            // Never append after a torn line, nor keep damaged ones or torn ones joined to the
+            // next (earlier releases read those as damage), nor leave the changes read from the
+            // log unjournaled, nor name values dropped as unwritten: rewrite the journal from
+            // what was read.
             try rebuildJournal()
             report.rebuiltJournal = true
         } else {
