@@ -9,8 +9,10 @@ extension DiskLRUCache {
     /// With ``processes``, any number of caches, in any number of processes (an app and its
     /// extensions, a server's workers), open the directory and write it. Each operation that
     /// writes takes the directory's lock (`flock` on `journal.share`) within its own duration
-    /// only: it reads what the others journaled since it last looked (O(their lines)), appends
-    /// its own line (a set's record goes to its own segment just before it takes the lock),
+    /// only. A set appends its record to a segment of its own, then takes the lock *shared*
+    /// for one `write` of its journal line, so the sets of several processes append at once;
+    /// removals, batches, evictions, compaction and rebuilds take it exclusively: each reads
+    /// what the others journaled since it last looked (O(their lines)), appends its own lines,
     /// and releases the lock before it returns, so no lock is ever
     /// held between calls, while your code runs, or across a suspension (a process suspended
     /// between calls, as an app extension is, blocks nobody). A read takes no lock between
@@ -33,7 +35,12 @@ extension DiskLRUCache {
     ///   storage: a directory written this way opens in either mode, and in earlier releases.
     ///   The caches open at once must be of releases that follow the same sharing protocol
     ///   (its version is in `journal.share`): an open beside caches of another throws
-    ///   ``CacheError/Code/directoryLocked``.
+    ///   ``CacheError/Code/directoryLocked``. As sets append at once, one killed in the middle
+    ///   of its `write` can leave the start of its line joined to another set's whole line:
+    ///   this release reads the pair as the whole line, and the cache that next opens the
+    ///   directory alone rewrites the journal without it. A release of the earlier protocol
+    ///   that opens the directory first after such a kill takes the pair for a damaged line,
+    ///   and drops the keys it names (a miss, never a wrong value).
     /// - Eviction order is each process's view: reads write nothing, so a process does not
     ///   know what the others read, and evicts by the recency of its own reads and everyone's
     ///   writes.

@@ -203,6 +203,10 @@ package final class FaultInjectingFileSystem: FileSystem {
         try check("fstat")
         return try base.size(of: fd)
     }
+    package func offset(of fd: Int32) throws(SystemCallFailure) -> Int64 {
+        try check("lseek")
+        return try base.offset(of: fd)
+    }
     package func identity(of fd: Int32) throws(SystemCallFailure) -> FileIdentity {
         try check("fstat")
         return try base.identity(of: fd)

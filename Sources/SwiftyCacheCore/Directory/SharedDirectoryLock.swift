@@ -6,8 +6,10 @@
 ///   (``DirectoryLock``, of any release) takes it exclusively, so neither kind opens while the
 ///   other has the directory. An open takes it exclusively first, to learn whether it is the
 ///   only cache open (then it may repair and sweep as a single writer does).
-/// - `journal.share`, held *exclusively* for one operation: every open and every change takes
-///   it, reads what the others journaled, writes, and releases it before returning.
+/// - `journal.share`, held for one operation: *shared* by a set that only appends its line
+///   (any number of them at once, each line one `write` with `O_APPEND`), *exclusively* by
+///   every other change and every open, which read what the others journaled, write, and
+///   release it before returning.
 ///
 /// Both are `flock(2)` locks: the system drops them when a process dies, whatever it was doing.
 struct SharedDirectoryLock: Sendable {
@@ -36,10 +38,16 @@ struct SharedDirectoryLock: Sendable {
         /// The version of this protocol (the words and what they mean) the caches that have the
         /// directory open follow: set by the cache that opens it alone, checked by the others.
         case protocolVersion = 4
+        /// How many holders of the shared lock are appending: found above 0 by a holder of the
+        /// exclusive lock, one died appending (its line may be torn, or past ``journalEnd``),
+        /// and the journal itself is looked at.
+        case sharedAppenders = 5
     }
 
-    /// The version of the protocol this release follows (``Word/protocolVersion``).
-    static let protocolVersion: UInt64 = 1
+    /// The version of the protocol this release follows (``Word/protocolVersion``). Version 2
+    /// lets sets append under the shared lock, so a torn line may be followed by whole ones:
+    /// caches of version 1 would take the pair for damage, and are refused beside these.
+    static let protocolVersion: UInt64 = 2
 
     /// What the last holder of the operation lock left in the page, read by the next holder;
     /// `nil` when there is no page or it did not leave it in order (it died holding the lock).
@@ -142,14 +150,14 @@ struct SharedDirectoryLock: Sendable {
     ///
     /// - Throws: ``CacheError/Code/directoryLocked`` after ``longestWait``,
     ///   ``CacheError/Code/ioFailure``.
-    func lockOperation(in directory: CacheDirectory) throws(CacheError) {
+    func lockOperation(in directory: CacheDirectory, shared: Bool = false) throws(CacheError) {
         let fileSystem = directory.fileSystem
         let clock = ContinuousClock()
         var deadline: ContinuousClock.Instant?
         var attempts = 0
         while true {
             do {
-                try fileSystem.advisoryLock(operationFD, .exclusive)
+                try fileSystem.advisoryLock(operationFD, shared ? .shared : .exclusive)
                 return
             } catch  where error.errno == Errno.wouldBlock {
                 attempts += 1
@@ -175,7 +183,8 @@ struct SharedDirectoryLock: Sendable {
     ///
     /// - Complexity: four loads, no system call.
     func handover() -> Handover? {
-        guard let page, page.load(Word.holderAtWork.rawValue) == 0 else { return nil }
+        guard let page, page.load(Word.holderAtWork.rawValue) == 0, page.load(Word.sharedAppenders.rawValue) == 0
+        else { return nil }
         let end = page.load(Word.journalEnd.rawValue)
         guard end > 0, end <= UInt64(Int64.max) else { return nil }
         return Handover(
@@ -207,6 +216,39 @@ struct SharedDirectoryLock: Sendable {
             ? page.increment(Word.changeCount.rawValue) : page.load(Word.changeCount.rawValue)
         page.store(journalEnd.map { $0 > 0 ? 0 : 1 } ?? 1, at: Word.holderAtWork.rawValue)
         return (count, replacements)
+    }
+
+    /// With the operation lock held exclusively, after the journal itself was looked at: no
+    /// appender is left (one counted died appending).
+    func forgetDeadAppenders() {
+        guard let page, page.load(Word.sharedAppenders.rawValue) != 0 else { return }
+        page.store(0, at: Word.sharedAppenders.rawValue)
+    }
+
+    /// With the operation lock held shared: counts this holder among the appenders, when the
+    /// journal is still the one this cache follows (rebuilt `replacements` times) and the last
+    /// exclusive holder left in order. `false` (not counted) when the append must take the lock
+    /// exclusively.
+    func admitAppender(replacements: UInt64?) -> Bool {
+        guard let page, let replacements, page.load(Word.holderAtWork.rawValue) == 0,
+            page.load(Word.journalReplacements.rawValue) == replacements
+        else { return false }
+        page.increment(Word.sharedAppenders.rawValue)
+        return true
+    }
+
+    /// An appender leaves, with the shared lock still held: the journal's end raised to where
+    /// its line ended (`nil` when its append failed: the at-work mark is set, so that the next
+    /// exclusive holder looks at the journal itself), the count of changes moved.
+    func leaveAppending(journalEnd: Int64?) {
+        guard let page else { return }
+        if let journalEnd, journalEnd > 0 {
+            page.raise(Word.journalEnd.rawValue, to: UInt64(journalEnd))
+            page.increment(Word.changeCount.rawValue)
+        } else {
+            page.store(1, at: Word.holderAtWork.rawValue)
+        }
+        page.decrement(Word.sharedAppenders.rawValue)
     }
 
     /// The count of changes journaled, read without the lock; `nil` without a page.

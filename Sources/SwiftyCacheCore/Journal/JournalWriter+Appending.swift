@@ -1,7 +1,8 @@
 /// The file the journal writer appends to: opened after recovery and, where other caches
 /// write the directory too (``DiskLRUCache/Sharing``), opened again after another cache's
-/// rebuild, a line a killed writer tore cut off before anything follows it, and its size kept
-/// as the others append.
+/// rebuild, a line a killed writer tore cut off before anything follows it (under the
+/// exclusive lock), its size kept as the others append, and lines appended while others append
+/// too (under the shared lock).
 extension JournalWriter {
     /// Opens the existing journal for appending.
     mutating func openForAppending() throws(CacheError) {
@@ -60,5 +61,48 @@ extension JournalWriter {
         output.lock()
         output.size = size
         output.unlock()
+    }
+
+    /// Writes the buffered lines with one `write` while other caches may append to the journal
+    /// at the same moment (``DiskLRUCache/Sharing``, the operation lock held shared): the
+    /// descriptor's `O_APPEND` puts them after every line appended before, whole. A short write
+    /// is a failure, never followed by a second `write` for the rest (another cache's line may
+    /// already follow the first part; replays skip such a torn start), and nothing is cut off
+    /// (where the file ends is not this writer's to know). Returns where the lines start and
+    /// end in the journal.
+    ///
+    /// - Throws: as ``flush(operation:key:freesSpace:)``, after which the journal is broken.
+    /// - Complexity: one `write`, one `lseek`.
+    mutating func appendAlongsideOthers(operation: CacheError.Operation, key: String?) throws(CacheError)
+        -> Range<Int64>
+    {
+        if let failure { throw CacheError.journalUnavailable(failure, operation: operation, key: key) }
+        output.lock()
+        defer {
+            output.unlock()
+            buffer.removeAll(keepingCapacity: true)
+        }
+        if let deferred = output.takeFailure() {
+            adopt(deferred)
+            throw CacheError.journalUnavailable(deferred, operation: operation, key: key)
+        }
+        let fileSystem = directory.fileSystem
+        let fd = fd
+        // The others' appends move the end: the size this writer kept is no longer known.
+        output.size = nil
+        do {
+            let count = buffer.count
+            let written = try buffer.withUnsafeBytes { (bytes) throws(SystemCallFailure) -> Int in
+                try fileSystem.write(fd, bytes)
+            }
+            guard written == count else { throw SystemCallFailure(call: "write", errno: Errno.io) }
+            let end = try fileSystem.offset(of: fd)
+            guard end >= Int64(count) else { throw SystemCallFailure(call: "lseek", errno: Errno.io) }
+            return (end - Int64(count))..<end
+        } catch {
+            let failure = CacheError.ioFailure(error, operation: operation, path: directory.journalPath, key: key)
+            self.failure = failure
+            throw failure
+        }
     }
 }

@@ -12,8 +12,8 @@ struct JournalWriter {
     let syncsWrites: Bool
     /// The open journal, `-1` before open and after close (`+Appending` sets it too).
     var fd: Int32 = -1
-    /// Lines not yet written to the file.
-    private(set) var buffer: [UInt8] = []
+    /// Lines not yet written to the file (emptied only by this type and its extensions).
+    var buffer: [UInt8] = []
     /// Set when a write or rebuild failed; cleared by a successful rebuild.
     var failure: CacheError?
     /// Counts the journals swapped in: a rebuild begun before a swap is stale.
@@ -163,7 +163,7 @@ struct JournalWriter {
         if let deferred = output.takeFailure() { adopt(deferred) }
     }
 
-    private mutating func adopt(_ deferred: CacheError) {
+    mutating func adopt(_ deferred: CacheError) {
         failure = deferred
         buffer.removeAll(keepingCapacity: true)
     }

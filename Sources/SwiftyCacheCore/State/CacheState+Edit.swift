@@ -202,8 +202,14 @@ extension CacheState {
     mutating func commitRecord(key: String, lengths: SlotLengths, record: [UInt8]) throws(CacheError) -> Bool {
         guard let packed = records else { return false }
         try checkWritable(key: key, operation: .setData)
-        // Sharing, called without the operation lock: the record first, then the lock.
-        let early = try appendBeforeOperationLock(packed, key: key, record: record)
+        // Sharing, called without the operation lock: the record first, then the lock (shared
+        // for the line alone, when nothing asks for more).
+        let early: ValueLocation?
+        switch try setSharing(packed, key: key, lengths: lengths, record: record) {
+        case .committed: return true
+        case .notShared: early = nil
+        case .exclusive(let location): early = location
+        }
         try settleDeferredLines(beforeSetOf: key, lengths: lengths)
         let existing = table.index(of: key)
         var replaced: CommittedValues?

@@ -41,6 +41,8 @@ extension CacheState {
                 try loadSharedJournal()
                 try catchUpWithOthers(cutsTornTail: true)
             }
+            // The journal was looked at whole: an appender a crash left counted is gone.
+            lock.forgetDeadAppenders()
             try lock.finishOpening(isAlone: isAlone, in: directory)
             try followOwnJournal()
             isCaughtUpInHold = true
@@ -64,7 +66,15 @@ extension CacheState {
         holdsOperationLock = true
         do {
             if try !catchUpAsHandedOver(lock) {
+                let followed = sharedView?.identity
+                let counted = lock.page?.load(SharedDirectoryLock.Word.journalReplacements.rawValue)
                 try catchUpWithOthers(cutsTornTail: true)
+                // A journal found replaced by a holder that died before it counted the rebuild:
+                // counted now, so that no appender writes to the old one.
+                if sharedView?.identity != followed, counted == seenJournalReplacements {
+                    lock.page?.increment(SharedDirectoryLock.Word.journalReplacements.rawValue)
+                }
+                lock.forgetDeadAppenders()
                 seenJournalReplacements = lock.page?.load(SharedDirectoryLock.Word.journalReplacements.rawValue)
             }
         } catch {
@@ -74,25 +84,6 @@ extension CacheState {
         isCaughtUpInHold = true
         lock.markAtWork()
         journalGenerationAtEntry = journal.generation
-    }
-
-    /// A commit's record appended before the operation lock, which this takes then
-    /// (``PackedStorage/appendBeforeOperationLock(_:key:)``): for a set called without it
-    /// (``DiskLRUCache/StateAccess/appendsFirst``). `nil` when it holds the lock already, or
-    /// the record must be appended under it; an entry this cache is editing throws first.
-    mutating func appendBeforeOperationLock(
-        _ packed: any RecordStorage, key: String, record: [UInt8]
-    ) throws(CacheError) -> ValueLocation? {
-        guard isShared, !holdsOperationLock else { return nil }
-        // (Only this cache edits its entries: the others' edits never show in this index.)
-        if let index = table.index(of: key), table[index].isBeingEdited {
-            throw CacheError.editInProgress(key: key, operation: .setData)
-        }
-        let location = try packed.appendBeforeOperationLock(record, key: key)
-        defersCatchUp = true
-        defer { defersCatchUp = false }
-        try enterExclusive()
-        return location
     }
 
     /// The catch-up the shared page allows, under the operation lock: when the last holder

@@ -34,6 +34,9 @@ package protocol FileSystem: Sendable {
         -> Int?
     /// The file's size in bytes (`fstat`).
     func size(of fd: Int32) throws(SystemCallFailure) -> Int64
+    /// The descriptor's file offset (`lseek(fd, 0, SEEK_CUR)`): for one opened with
+    /// `O_APPEND`, where its last write ended, whatever others appended since.
+    func offset(of fd: Int32) throws(SystemCallFailure) -> Int64
     func fsync(_ fd: Int32) throws(SystemCallFailure)
     func rename(_ source: String, to destination: String) throws(SystemCallFailure)
     /// A second name for a file; fails with `EEXIST` rather than replace one (`link(2)`).

@@ -53,6 +53,33 @@ final class SharedPage: @unchecked Sendable {
         words[index].store(value, ordering: .releasing)
     }
 
+    /// Takes one from word `index` (never below 0: a word a crash left wrong is not made to wrap).
+    func decrement(_ index: Int) {
+        guard index >= 0, index < Self.wordCount else { return }
+        var current = words[index].load(ordering: .relaxed)
+        while current > 0 {
+            let (exchanged, original) = words[index].compareExchange(
+                expected: current, desired: current - 1, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// Raises word `index` to `value` unless it holds more already, after what it announces
+    /// was written; returns what it holds then.
+    @discardableResult
+    func raise(_ index: Int, to value: UInt64) -> UInt64 {
+        guard index >= 0, index < Self.wordCount else { return 0 }
+        var current = words[index].load(ordering: .relaxed)
+        while current < value {
+            let (exchanged, original) = words[index].compareExchange(
+                expected: current, desired: value, ordering: .acquiringAndReleasing)
+            if exchanged { return value }
+            current = original
+        }
+        return current
+    }
+
     /// Adds one to word `index`, after what it announces was written; returns the new value.
     @discardableResult
     func increment(_ index: Int) -> UInt64 {

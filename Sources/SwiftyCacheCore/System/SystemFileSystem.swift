@@ -146,6 +146,12 @@ package struct SystemFileSystem: FileSystem {
         return Int64(info.st_size)
     }
 
+    package func offset(of fd: Int32) throws(SystemCallFailure) -> Int64 {
+        let offset = lseek(fd, 0, SEEK_CUR)
+        guard offset >= 0 else { throw SystemCallFailure(call: "lseek", errno: errno) }
+        return Int64(offset)
+    }
+
     package func identity(of fd: Int32) throws(SystemCallFailure) -> FileIdentity {
         var info = stat()
         try check("fstat", fstat(fd, &info))
