@@ -10,7 +10,8 @@ import Darwin
 /// The floors of a set in a directory several processes write: bare system calls over a
 /// record and a journal line built once, no index, no checksum, no error handling.
 ///
-/// - ``Kind/locked``, the sharing protocol's calls: the record appended to this process's
+/// - ``Kind/locked``, the calls of the protocol's version 1, where a set took the lock
+///   exclusively (as removals and batches still do): the record appended to this process's
 ///   own segment with one `write`, before the lock; `flock` of the lock file (tried without
 ///   blocking, the core yielded between tries, as the cache does); the journal's end read from
 ///   a mapped page; what the others appended since this process last looked read with one
@@ -19,10 +20,10 @@ import Darwin
 /// - ``Kind/unlocked``: the record's `write` and the line's `write` (`O_APPEND`) to the
 ///   same shared journal, with no lock and no catch-up: what a protocol without a
 ///   directory-wide lock around the journal's append could reach at best.
-/// - ``Kind/sharedLock``: a protocol not built, measured for what it would allow: the record's
-///   `write`; the lock file's `flock` taken *shared* (appenders run at once; only a rebuild
-///   would take it exclusively); the line's `write` with `O_APPEND` and its end asked of the
-///   kernel (`lseek`); the page's end moved up by a compare-and-swap; `flock` off; then the
+/// - ``Kind/sharedLock``, a set's calls in the protocol's version 2: the record's `write`; the
+///   lock file's `flock` taken *shared* (appenders run at once; removals, batches, evictions
+///   and rebuilds take it exclusively); the line's `write` with `O_APPEND` and its end asked of
+///   the kernel (`lseek`); the page's end moved up by a compare-and-swap; `flock` off; then the
 ///   lines up to the page's end read with one `pread`.
 ///
 /// What two processes running one at once gain over one is what that protocol allows,
