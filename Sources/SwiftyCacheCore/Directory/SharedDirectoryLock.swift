@@ -218,6 +218,18 @@ struct SharedDirectoryLock: Sendable {
         return (count, replacements)
     }
 
+    /// With the operation lock held exclusively: when the last exclusive holder died inside
+    /// it (its mark is still set), it may have renamed a rebuilt journal over the old one
+    /// before counting the rebuild, so a rebuild is counted now: every cache that follows the
+    /// old file then looks at the journal before it appends under the shared lock. Returns
+    /// whether the mark was set.
+    @discardableResult
+    func countRebuildOfDeadHolder() -> Bool {
+        guard let page, page.load(Word.holderAtWork.rawValue) != 0 else { return false }
+        page.increment(Word.journalReplacements.rawValue)
+        return true
+    }
+
     /// With the operation lock held exclusively, after the journal itself was looked at: no
     /// appender is left (one counted died appending).
     func forgetDeadAppenders() {

@@ -104,14 +104,14 @@ extension CacheState {
         let line: Range<Int64>
         do {
             line = try journal.appendAlongsideOthers(operation: .commit, key: key)
+        } catch {
+            failAppend(lock, key: key, written: nil)
+            throw error
+        }
+        do {
             try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: false)
         } catch {
-            lock.leaveAppending(journalEnd: nil)
-            lock.unlockOperation(using: fileSystem)
-            if let index = table.index(of: key) {
-                forgetEntryDeletingValues(index)
-                changes.record(key: key, kind: .removed)
-            }
+            failAppend(lock, key: key, written: line)
             throw error
         }
         lock.leaveAppending(journalEnd: line.upperBound)
@@ -129,5 +129,26 @@ extension CacheState {
         // now, under the exclusive lock (released as the hold ends).
         if isOverBudget, (try? enterExclusive()) != nil { try? trimToSize() }
         return true
+    }
+
+    /// A shared hold whose line could not be written (`written` is `nil`) or synced: the
+    /// appender leaves the at-work mark and the lock; a line written and not synced is skipped
+    /// by this cache, after the others' lines before it (the rebuild the broken journal asks
+    /// for writes the index without it); the key is forgotten here.
+    private mutating func failAppend(_ lock: SharedDirectoryLock, key: String, written: Range<Int64>?) {
+        lock.leaveAppending(journalEnd: nil)
+        lock.unlockOperation(using: fileSystem)
+        if let written {
+            deferredCatchUpEnd = written.lowerBound
+            if applyDeferredLines() {
+                sharedView?.noteOwnLines(upTo: written.upperBound)
+            } else {
+                forgetSharedView()
+            }
+        }
+        if let index = table.index(of: key) {
+            forgetEntryDeletingValues(index)
+            changes.record(key: key, kind: .removed)
+        }
     }
 }

@@ -26,6 +26,7 @@ extension CacheState {
         let (lock, isAlone) = try SharedDirectoryLock.acquire(in: directory)
         sharedLock = lock
         holdsOperationLock = true
+        lock.countRebuildOfDeadHolder()
         let report: RecoveryReport
         do {
             if isAlone {
@@ -65,15 +66,10 @@ extension CacheState {
         try lock.lockOperation(in: directory)
         holdsOperationLock = true
         do {
-            if try !catchUpAsHandedOver(lock) {
-                let followed = sharedView?.identity
-                let counted = lock.page?.load(SharedDirectoryLock.Word.journalReplacements.rawValue)
+            // (A holder that died inside the lock: the handover is not trusted either.)
+            let followsDeadHolder = lock.countRebuildOfDeadHolder()
+            if try followsDeadHolder ? true : !catchUpAsHandedOver(lock) {
                 try catchUpWithOthers(cutsTornTail: true)
-                // A journal found replaced by a holder that died before it counted the rebuild:
-                // counted now, so that no appender writes to the old one.
-                if sharedView?.identity != followed, counted == seenJournalReplacements {
-                    lock.page?.increment(SharedDirectoryLock.Word.journalReplacements.rawValue)
-                }
                 lock.forgetDeadAppenders()
                 seenJournalReplacements = lock.page?.load(SharedDirectoryLock.Word.journalReplacements.rawValue)
             }

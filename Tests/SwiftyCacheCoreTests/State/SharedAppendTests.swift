@@ -16,9 +16,15 @@ import Darwin
 @Suite(.tags(.concurrency)) struct SharedAppendTests {
     let directory = TemporaryDirectory()
 
-    func open() throws -> DiskLRUCache {
-        var options = DiskLRUCache.Options(storage: .packed)
+    func open(syncsWrites: Bool = false, fileSystem: FaultInjectingFileSystem? = nil) throws -> DiskLRUCache {
+        var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: .packed)
         options.sharing = .processes
+        options.compactsInBackground = false
+        if let fileSystem {
+            return try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20,
+                options: options, fileSystem: fileSystem)
+        }
         return try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 1, maxSize: 1 << 20, options: options)
     }
@@ -129,9 +135,12 @@ import Darwin
         #expect(try read(second, "a") == nil)
     }
 
-    @Test func aJournalRebuiltByAHolderThatDiedUncountedIsNeverAppendedTo() throws {
+    /// The next exclusive holder after a rebuilder that died uncounted: a removal of a cache
+    /// open before, or the open of a new one.
+    @Test(arguments: [false, true])
+    func aJournalRebuiltByAHolderThatDiedUncountedIsNeverAppendedTo(fixerOpensAfter: Bool) throws {
         let rebuilder = try open()
-        let fixer = try open()
+        var fixer = try open()
         let appender = try open()
         try fixer.setData([Data("warm".utf8)], forKey: "w1")
         try appender.setData([Data("warm".utf8)], forKey: "w2")
@@ -145,7 +154,11 @@ import Darwin
         #expect(try word(.journalReplacements) > count)
         try setWord(.journalReplacements, count)
         try setWord(.holderAtWork, 1)
-        // The next exclusive holder finds the journal replaced, and counts the rebuild...
+        // The next exclusive holder finds the mark, and counts a rebuild...
+        if fixerOpensAfter {
+            try fixer.close()
+            fixer = try open()
+        }
         #expect(try fixer.removeValue(forKey: "w1"))
         #expect(try word(.journalReplacements) > count)
         // ...so that a cache still holding the old file does not append its set to it.
@@ -156,5 +169,35 @@ import Darwin
         #expect(try read(reopened, "b") == "two")
         #expect(try read(reopened, "k4") == "v99")
         #expect(try read(reopened, "w1") == nil)
+    }
+
+    /// A durable set whose line was written but not synced throws, and is never seen: not by
+    /// its own cache, which skips its line, nor by anyone after the rebuild that the broken
+    /// journal asks for.
+    @Test func aSetWhoseLineWasWrittenButNotSyncedIsNeverSeen() throws {
+        let faults = FaultInjectingFileSystem()
+        let first = try open(syncsWrites: true)
+        let second = try open(syncsWrites: true, fileSystem: faults)
+        try first.setData([Data("old".utf8)], forKey: "c")
+        try second.setData([Data("warm".utf8)], forKey: "w")
+        try first.setData([Data("a".utf8)], forKey: "a")
+        // The record's sync, then the journal's.
+        faults.failCall(named: "fsync", occurrence: 2, errno: EIO)
+        #expect(throws: CacheError.self) { try second.setData([Data("new".utf8)], forKey: "c") }
+        #expect(faults.injectedFaults == 1)
+        #expect(try read(second, "a") == "a")
+        #expect(try read(second, "c") == nil)
+        // The next write rebuilds the journal from this index.
+        try second.setData([Data("d".utf8)], forKey: "d")
+        for cache in [first, second] {
+            #expect(try read(cache, "c") == nil)
+            #expect(try read(cache, "a") == "a")
+            #expect(try read(cache, "d") == "d")
+        }
+        try first.close()
+        try second.close()
+        let reopened = try open()
+        #expect(try read(reopened, "c") == nil)
+        #expect(try read(reopened, "d") == "d")
     }
 }
