@@ -12,17 +12,41 @@ import Glibc
 /// two caches in this process hold separate descriptors and locks, as two processes would), each
 /// from a thread of its own over keys both write: loop-mounted ext4, `EXT4_IOC_SHUTDOWN` without
 /// a log flush while both are still writing, remount, verify. With `syncsWrites`, every key
-/// holds the value of its last call that returned before the cut began (or began after it
-/// ended), or of a call after it that threw or returned while the cut ran. Without,
+/// holds what a linearizable store could leave: the value of a call that no call acknowledged
+/// (returned before the cut began, or began after it ended) began after, so no acknowledged
+/// write is lost unless a later one replaced it. (Two calls on one key that overlap may land in
+/// either order: sets append their lines at once, and the one whose line is later in the
+/// journal may return first.) Without,
 /// a key written since the round's `sync` holds one of the values written to it since, its value
 /// at the sync, or nothing; every other key is exactly as at the sync; nothing is torn or mixed.
 @Suite(.serialized) struct SharedPowerCutTests {
-    /// What one key saw this round: the value of its last call that returned (`nil` inside:
-    /// a removal), and every value a call gave it (each of them may be what a cut leaves).
+    /// One call on a key: the value it gave (`nil`: a removal), when it began and ended (one
+    /// monotonic clock), and whether it was acknowledged.
+    struct Call {
+        var value: Int?
+        var began: UInt64
+        var ended: UInt64
+        var acknowledged: Bool
+    }
+
+    /// What one key saw this round: its calls, and every value a call gave it (each of them may
+    /// be what a cut leaves).
     struct KeyCalls {
-        var acknowledged: Int??
-        var afterAcknowledged: Set<Int?> = []
+        var calls: [Call] = []
         var written: Set<Int?> = []
+    }
+
+    /// Whether `value` is what a linearizable store could leave after `calls` over `initial`:
+    /// a call that gave it (or the initial value, before every call) ended after every
+    /// acknowledged call other than itself began, or overlapped it.
+    static func isPossible(_ value: Int?, initial: Int?, calls: [Call]) -> Bool {
+        var candidates = calls.filter { $0.value == value }.map { (ended: $0.ended, began: $0.began) }
+        if initial == value { candidates.append((ended: 0, began: 0)) }
+        return candidates.contains { candidate in
+            !calls.contains { other in
+                other.acknowledged && other.began > candidate.ended
+            }
+        }
     }
 
     static func openShared(_ url: URL, syncsWrites: Bool) throws -> DiskLRUCache {
@@ -72,6 +96,7 @@ import Glibc
                             let value: Int? = Int.random(in: 0..<10, using: &random) < 8 ? sequence : nil
                             // Recorded before the call: a cut may leave it whether or not it returns.
                             calls.withLock { _ = $0[key, default: KeyCalls()].written.insert(value) }
+                            let began = DispatchTime.now().uptimeNanoseconds
                             let returned: Bool
                             if value != nil {
                                 let filler = Int.random(in: 0...600, using: &random)
@@ -82,14 +107,11 @@ import Glibc
                             } else {
                                 returned = (try? cache.removeValue(forKey: key)) != nil
                             }
+                            let ended = DispatchTime.now().uptimeNanoseconds
                             let acknowledged = cut.isAcknowledged(returned: returned, beganAfterEnd: beganAfterCut)
                             calls.withLock { calls in
-                                if acknowledged {
-                                    calls[key, default: KeyCalls()].acknowledged = .some(value)
-                                    calls[key, default: KeyCalls()].afterAcknowledged = []
-                                } else {
-                                    calls[key, default: KeyCalls()].afterAcknowledged.insert(value)
-                                }
+                                calls[key, default: KeyCalls()].calls.append(
+                                    Call(value: value, began: began, ended: ended, acknowledged: acknowledged))
                             }
                             if done.add(1, ordering: .relaxed).newValue == target { reached.signal() }
                         }
@@ -121,15 +143,15 @@ import Glibc
                     }
                     continue
                 }
-                let allowed: Set<Int?>
+                let isAllowed: Bool
                 if syncsWrites {
-                    // The last call that returned is durable; calls after it that threw may be too.
-                    let returned: Int? = keyCalls.acknowledged ?? durable[key]
-                    allowed = keyCalls.afterAcknowledged.union([returned])
+                    // Every acknowledged call is durable, unless a call that overlapped it or
+                    // came after replaced it; calls that threw or ran through the cut may be too.
+                    isAllowed = Self.isPossible(value, initial: durable[key], calls: keyCalls.calls)
                 } else {
-                    allowed = keyCalls.written.union([durable[key], Int?.none])
+                    isAllowed = keyCalls.written.union([durable[key], Int?.none]).contains(value)
                 }
-                if !allowed.contains(value) {
+                if !isAllowed {
                     violations.append("round \(round): \(key) is \(String(describing: value))")
                 }
             }
