@@ -107,55 +107,12 @@ extension ObjectCache {
         let followed = FollowedChanges<Key>()
         return ChangeHub<CacheChange>.Tap(
             record: { change in
-                // Where other processes write too, their changes are followed as a read-only
-                // cache follows its writer's; this process's own are reported by the cache.
-                let isReadOnly = isReadOnly || change.isFromAnotherCache
-                guard typed.isObserved || isReadOnly else { return }
-                let name = change.key
-                var key = name.flatMap { name in names.withLock { $0[name] } }
-                if isReadOnly, key == nil, let name, let former = change.formerFirstValue {
-                    key = FollowedChanges<Key>.key(inEnvelope: former)
-                    if let key { names.withLock { $0[name] = key } }
-                }
-                if change.isFromAnotherCache {
-                    // Counted first, so that nothing read or written across it is kept.
-                    // A name never seen here is no value in memory (every key read or written here
-                    // is remembered): only counted.
-                    if change.kind == .cleared {
-                        memory.dropAllChangedByOthers()
-                    } else if let key {
-                        memory.dropChangedByOthers(key)
-                    } else {
-                        memory.noteChangedByOthers()
-                    }
-                } else if isReadOnly, let key, change.kind != .cleared {
-                    memory.withLock(for: key) { _ = $0.remove(key) }
-                } else if isReadOnly, change.kind == .cleared {
-                    memory.updateEach { $0.removeAll() }
-                }
-                guard typed.isObserved else { return }
-                switch change.kind {
-                case .evicted:
-                    if let name { names.withLock { _ = $0.removeValue(forKey: name) } }
-                    typed.record(ObjectCacheChange(key: key, kind: .evicted))
-                case .cleared:
-                    if isReadOnly {
-                        followed.append(.resolved(ObjectCacheChange(key: nil, kind: .cleared)))
-                    } else {
-                        typed.record(ObjectCacheChange(key: nil, kind: .cleared))
-                    }
-                case .committed where isReadOnly:
-                    if let key {
-                        followed.append(.resolved(ObjectCacheChange(key: key, kind: .set)))
-                    } else if let name {
-                        followed.append(.committed(name: name))
-                    }
-                case .removed where isReadOnly:
-                    followed.append(.resolved(ObjectCacheChange(key: key, kind: .removed)))
-                case .committed, .removed, .overflowed:
-                    // A writer's object cache reports its own writes and removals, by key.
-                    break
-                }
+                // The common case (a writer's own change, nobody observing) returns before
+                // anything generic is touched: about a thousand instructions of metadata
+                // lookups per change otherwise, under the engine's lock.
+                guard typed.isObserved || isReadOnly || change.isFromAnotherCache else { return }
+                recordChange(
+                    change, typed: typed, names: names, memory: memory, isReadOnly: isReadOnly, followed: followed)
             },
             afterUnlock: {
                 if isReadOnly || sharesDirectory {
@@ -163,5 +120,61 @@ extension ObjectCache {
                 }
                 typed.deliverReady()
             })
+    }
+
+    /// The tap's work for a change someone observes or this cache follows (see ``engineTap``).
+    @inline(never)
+    private static func recordChange(
+        _ change: CacheChange, typed: ChangeHub<ObjectCacheChange<Key>>, names: LockedState<[String: Key]>,
+        memory: MemoryStripes<Key, Value>, isReadOnly: Bool, followed: FollowedChanges<Key>
+    ) {
+        // Where other processes write too, their changes are followed as a read-only
+        // cache follows its writer's; this process's own are reported by the cache.
+        let isReadOnly = isReadOnly || change.isFromAnotherCache
+        let name = change.key
+        var key = name.flatMap { name in names.withLock { $0[name] } }
+        if isReadOnly, key == nil, let name, let former = change.formerFirstValue {
+            key = FollowedChanges<Key>.key(inEnvelope: former)
+            if let key { names.withLock { $0[name] = key } }
+        }
+        if change.isFromAnotherCache {
+            // Counted first, so that nothing read or written across it is kept.
+            // A name never seen here is no value in memory (every key read or written here
+            // is remembered): only counted.
+            if change.kind == .cleared {
+                memory.dropAllChangedByOthers()
+            } else if let key {
+                memory.dropChangedByOthers(key)
+            } else {
+                memory.noteChangedByOthers()
+            }
+        } else if isReadOnly, let key, change.kind != .cleared {
+            memory.withLock(for: key) { _ = $0.remove(key) }
+        } else if isReadOnly, change.kind == .cleared {
+            memory.updateEach { $0.removeAll() }
+        }
+        guard typed.isObserved else { return }
+        switch change.kind {
+        case .evicted:
+            if let name { names.withLock { _ = $0.removeValue(forKey: name) } }
+            typed.record(ObjectCacheChange(key: key, kind: .evicted))
+        case .cleared:
+            if isReadOnly {
+                followed.append(.resolved(ObjectCacheChange(key: nil, kind: .cleared)))
+            } else {
+                typed.record(ObjectCacheChange(key: nil, kind: .cleared))
+            }
+        case .committed where isReadOnly:
+            if let key {
+                followed.append(.resolved(ObjectCacheChange(key: key, kind: .set)))
+            } else if let name {
+                followed.append(.committed(name: name))
+            }
+        case .removed where isReadOnly:
+            followed.append(.resolved(ObjectCacheChange(key: key, kind: .removed)))
+        case .committed, .removed, .overflowed:
+            // A writer's object cache reports its own writes and removals, by key.
+            break
+        }
     }
 }
