@@ -35,7 +35,8 @@ public struct ObjectCacheFormat: Sendable {
 
     private enum Coders: Sendable {
         /// The built-in coders' settings, built once.
-        case json(DirectJSONEncoder.Options, DirectJSONDecoder.Options)
+        /// The built-in coders' settings, built once, and an encoding state kept between encodes.
+        case json(DirectJSONEncoder.Options, DirectJSONDecoder.Options, JSONEncodingStateSlot)
         case foundationJSON(JSONEncoder, JSONDecoder)
         case propertyList(PropertyListEncoder, PropertyListDecoder)
     }
@@ -52,8 +53,9 @@ public struct ObjectCacheFormat: Sendable {
     ///   - encoder: The encoder, with its options set.
     ///   - decoder: The decoder, with its options set.
     public static func json(encoder: DirectJSONEncoder, decoder: DirectJSONDecoder) -> ObjectCacheFormat {
-        ObjectCacheFormat(
-            codec: .json, coders: .json(DirectJSONEncoder.Options(encoder), DirectJSONDecoder.Options(decoder)))
+        let coders = Coders.json(
+            DirectJSONEncoder.Options(encoder), DirectJSONDecoder.Options(decoder), JSONEncodingStateSlot())
+        return ObjectCacheFormat(codec: .json, coders: coders)
     }
 
     /// JSON with Foundation's `JSONEncoder` and `JSONDecoder`, as releases before the built-in
@@ -89,7 +91,8 @@ public struct ObjectCacheFormat: Sendable {
     @usableFromInline
     func encode<Value: Encodable>(_ value: Value, appendingTo bytes: inout [UInt8]) throws {
         switch coders {
-        case .json(let options, _): try DirectJSONEncoder.encode(value, appendingTo: &bytes, options: options)
+        case .json(let options, _, let slot):
+            try DirectJSONEncoder.encode(value, appendingTo: &bytes, options: options, reusing: slot)
         case .foundationJSON(let encoder, _): bytes.append(contentsOf: try encoder.encode(value))
         case .propertyList(let encoder, _): bytes.append(contentsOf: try encoder.encode(value))
         }
@@ -104,7 +107,7 @@ public struct ObjectCacheFormat: Sendable {
     @usableFromInline
     func decode<Value: Decodable>(_ type: Value.Type, fromBytes bytes: UnsafeRawBufferPointer) throws -> Value {
         switch coders {
-        case .json(_, let options): try DirectJSONDecoder.decode(type, from: [UInt8](bytes), options: options)
+        case .json(_, let options, _): try DirectJSONDecoder.decode(type, from: [UInt8](bytes), options: options)
         case .foundationJSON(_, let decoder): try decoder.decode(type, from: Data(bytes))
         case .propertyList(_, let decoder): try decoder.decode(type, from: Data(bytes))
         }

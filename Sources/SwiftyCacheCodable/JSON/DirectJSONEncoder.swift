@@ -73,23 +73,32 @@ public struct DirectJSONEncoder: Sendable {
         try Self.encode(value, appendingTo: &bytes, options: Options(self))
     }
 
-    /// Appends the JSON text of `value` with settings built once (by a cache's format).
-    static func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8], options: Options) throws {
+    /// Appends the JSON text of `value` with settings built once (by a cache's format), with the
+    /// encoding state `slot` keeps, if it is free.
+    static func encode<T: Encodable>(
+        _ value: T, appendingTo bytes: inout [UInt8], options: Options, reusing slot: JSONEncodingStateSlot? = nil
+    ) throws {
         let start = bytes.count
-        var taken: [UInt8] = []
-        swap(&taken, &bytes)
-        let state = JSONEncodingState(options: options, bytes: consume taken)
         do {
-            try state.encode(value, key: nil)
-            bytes = try state.finishedBytes()
+            if let slot {
+                try slot.withState(options: options) { try encode(value, with: $0, appendingTo: &bytes) }
+            } else {
+                try encode(value, with: JSONEncodingState(options: options), appendingTo: &bytes)
+            }
         } catch {
-            bytes = state.bytes
             bytes.removeSubrange(start...)
             throw error
         }
         if !options.formatting.isDisjoint(with: [.sortedKeys, .prettyPrinted]) {
             try JSONReformatter.reformat(&bytes, from: start, options: options.formatting)
         }
+    }
+
+    private static func encode<T: Encodable>(
+        _ value: T, with state: JSONEncodingState, appendingTo bytes: inout [UInt8]
+    ) throws {
+        try state.encode(value, key: nil)
+        try state.finish(into: &bytes)
     }
 
     /// The encoder's settings as the encoding state reads them: a class, so that an encode

@@ -49,7 +49,7 @@ extension JSONEncodingState {
         } else if T.self == Decimal.self {
             let decimal = reinterpret(value, as: Decimal.self)
             guard !decimal.isNaN else { throw invalidFloat(decimal, key: key) }
-            bytes.append(contentsOf: decimal.description.utf8)
+            bytes.appendUTF8(of: decimal.description)
         } else {
             return false
         }

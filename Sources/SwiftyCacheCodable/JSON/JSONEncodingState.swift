@@ -12,8 +12,9 @@ import Foundation
 /// stack (`frames`). The two ways a container can be written after its parent goes on,
 /// `nestedContainer` and `superEncoder`, get a state of their own, spliced in at the end.
 ///
-/// Reference semantics without a lock: one `encode` call creates it and runs on one thread;
-/// it is never shared between calls.
+/// Reference semantics without a lock: one `encode` call uses it, on one thread. A cache's
+/// format keeps a finished state for its next encode (``JSONEncodingStateSlot``), handed from
+/// one call to the next through the slot's flag, never to two calls at once.
 ///
 /// Its hot properties opt out of the runtime's dynamic exclusivity checks (a quarter of the
 /// encoding time when measured): every access to them is a single method's append or update
@@ -40,7 +41,7 @@ final class JSONEncodingState {
         let state: JSONEncodingState
     }
 
-    @exclusivity(unchecked) var bytes: [UInt8]
+    @exclusivity(unchecked) var bytes: JSONOutputBuffer
     @exclusivity(unchecked) var frames: [Frame] = []
     var deferred: [Deferred] = []
     /// A misuse found where no error can be thrown (asking for a container), thrown at the end.
@@ -50,11 +51,25 @@ final class JSONEncodingState {
     let basePath: [any CodingKey]
     @exclusivity(unchecked) private var nextID = 0
 
-    init(options: DirectJSONEncoder.Options, bytes: consuming [UInt8], basePath: [any CodingKey] = []) {
+    init(options: DirectJSONEncoder.Options, basePath: [any CodingKey] = []) {
         self.options = options
-        self.bytes = bytes
+        // Room for a small model value's text without growing.
+        self.bytes = JSONOutputBuffer(capacity: basePath.isEmpty ? 512 : 64)
         self.basePath = basePath
         frames.reserveCapacity(8)
+    }
+
+    /// Empties the state for another encode with the same options, unless its buffer grew
+    /// past `limit` bytes; returns whether it did (a ``JSONEncodingStateSlot`` keeps it then).
+    func resetForReuse(keepingCapacity limit: Int) -> Bool {
+        guard basePath.isEmpty, bytes.capacity <= limit else { return false }
+        bytes.removeAll()
+        // Each only when needed: after a finished encode there is nothing to free.
+        if !frames.isEmpty { frames.removeAll(keepingCapacity: true) }
+        if !deferred.isEmpty { deferred.removeAll() }
+        if failure != nil { failure = nil }
+        nextID = 0
+        return true
     }
 
     // MARK: Frames
@@ -74,7 +89,7 @@ final class JSONEncodingState {
     func pop() {
         guard let frame = frames.popLast() else { return }
         switch frame.kind {
-        case .empty, .single: bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+        case .empty, .single: bytes.append(UInt8(ascii: "{"), UInt8(ascii: "}"))
         case .object: bytes.append(UInt8(ascii: "}"))
         case .array: bytes.append(UInt8(ascii: "]"))
         case .written: break
@@ -156,7 +171,7 @@ final class JSONEncodingState {
 
     /// A state for a container that may be written after its parent goes on, placed here.
     func deferredState(key: any CodingKey, depth: Int, kind: Frame.Kind) -> JSONEncodingState {
-        let child = JSONEncodingState(options: options, bytes: [], basePath: codingPath(depth: depth) + [key])
+        let child = JSONEncodingState(options: options, basePath: codingPath(depth: depth) + [key])
         _ = child.push(key: nil)
         child.frames[0].kind = kind
         switch kind {
@@ -168,24 +183,21 @@ final class JSONEncodingState {
         return child
     }
 
-    /// The finished text: open frames closed, deferred containers spliced in where they were
-    /// created.
+    /// Appends the finished text to `output`: open frames closed, deferred containers spliced
+    /// in where they were created.
     ///
-    /// - Throws: The first misuse recorded in ``failure``, here or in a deferred container.
-    func finishedBytes() throws -> [UInt8] {
+    /// - Throws: The first misuse recorded in ``failure``, here or in a deferred container
+    ///   (`output` may then hold part of the text: the caller drops it).
+    func finish(into output: inout [UInt8]) throws {
         if let failure { throw failure }
         while !frames.isEmpty { pop() }
-        guard !deferred.isEmpty else { return bytes }
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
         var copied = 0
         for piece in deferred {
-            result.append(contentsOf: bytes[copied..<piece.offset])
-            result.append(contentsOf: try piece.state.finishedBytes())
+            bytes.copy(copied..<piece.offset, to: &output)
+            try piece.state.finish(into: &output)
             copied = piece.offset
         }
-        result.append(contentsOf: bytes[copied...])
-        return result
+        bytes.copy(copied..<bytes.count, to: &output)
     }
 
     // MARK: Values

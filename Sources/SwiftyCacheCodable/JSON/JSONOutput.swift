@@ -1,13 +1,28 @@
-/// Appending JSON's scalars to a byte buffer: the one place that knows how a string is escaped
-/// and how a number is spelled, shared by the encoder and the reformatter.
-extension Array where Element == UInt8 {
+/// Appending JSON's scalars to the encoder's output: the one place that knows how a string is
+/// escaped and how a number is spelled.
+extension JSONOutputBuffer {
+    /// Appends `text` (ASCII written in the source).
+    mutating func append(_ text: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 of `string` as it is.
+    mutating func appendUTF8(of string: String) {
+        var string = string
+        string.withUTF8 { append(contentsOf: $0) }
+    }
+
     /// Appends `string` as a quoted JSON string. Quotation marks, reverse solidi and control
     /// characters are escaped, and solidi too when `escapesSlashes` (Foundation's default).
     mutating func appendJSONString(_ string: String, escapesSlashes: Bool) {
-        append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { appendJSONEscaped($0, escapesSlashes: escapesSlashes) }
-        append(UInt8(ascii: "\""))
+        string.withUTF8 { utf8 in
+            // Room for the common case, a string with nothing to escape, before anything.
+            reserve(utf8.count + 2)
+            append(UInt8(ascii: "\""))
+            appendJSONEscaped(utf8, escapesSlashes: escapesSlashes)
+            append(UInt8(ascii: "\""))
+        }
     }
 
     /// Appends UTF-8 bytes, escaped as inside a JSON string, without the quotation marks.
@@ -59,16 +74,17 @@ extension Array where Element == UInt8 {
     }
 
     private mutating func appendJSONEscape(of byte: UInt8) {
-        append(UInt8(ascii: "\\"))
+        let escape = UInt8(ascii: "\\")
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): append(byte)
-        case 0x08: append(UInt8(ascii: "b"))
-        case 0x0C: append(UInt8(ascii: "f"))
-        case 0x0A: append(UInt8(ascii: "n"))
-        case 0x0D: append(UInt8(ascii: "r"))
-        case 0x09: append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): append(escape, byte)
+        case 0x08: append(escape, UInt8(ascii: "b"))
+        case 0x0C: append(escape, UInt8(ascii: "f"))
+        case 0x0A: append(escape, UInt8(ascii: "n"))
+        case 0x0D: append(escape, UInt8(ascii: "r"))
+        case 0x09: append(escape, UInt8(ascii: "t"))
         default:
-            append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hexDigit(byte >> 4), hexDigit(byte & 0xF)])
+            append("\\u00")
+            append(hexDigit(byte >> 4), hexDigit(byte & 0xF))
         }
     }
 
@@ -85,16 +101,16 @@ extension Array where Element == UInt8 {
             digits += 1
             rest /= 10
         }
-        let end = count + digits
-        append(contentsOf: repeatElement(0, count: digits))
-        withUnsafeMutableBufferPointer { buffer in
+        // Written back to front into room for exactly that many (at most 20, `UInt64.max`).
+        appendWriting(atMost: digits) { room in
             var rest = magnitude
-            var index = end
-            while rest > 0 {
+            var index = room.count
+            while rest > 0, index > 0 {
                 index -= 1
-                buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                room[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
             }
+            return room.count
         }
     }
 
@@ -128,16 +144,12 @@ extension Array where Element == UInt8 {
 
     /// Appends `true` or `false`.
     mutating func appendJSONBool(_ value: Bool) {
-        if value {
-            append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-        } else {
-            append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-        }
+        append(value ? "true" : "false")
     }
 
     /// Appends `null`.
     mutating func appendJSONNull() {
-        append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        append("null")
     }
 }
 
