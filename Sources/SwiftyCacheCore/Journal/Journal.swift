@@ -231,32 +231,65 @@ package enum Journal {
     }
 
     /// ``appendLine(_:key:format:to:)`` for a key given as its bytes (the index's, in place).
+    /// The line is composed in room on the stack (``JournalLineWriter``) and appended with one
+    /// copy.
     static func appendLine(
         _ operation: Operation, key: UnsafeBufferPointer<UInt8>, format: Format = .files, to buffer: inout [UInt8]
     ) {
-        let start = buffer.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: lineBound(of: operation, keyCount: key.count)) {
+            room in
+            var line = JournalLineWriter(room)
+            switch operation {
+            case .clean(let lengths, let location):
+                line.write("CLEAN ")
+                line.write(key)
+                for length in lengths {
+                    line.write(UInt8(ascii: " "))
+                    line.writeDecimal(length)
+                }
+                if format.storesLocations { writeLocation(location, to: &line) }
+            case .dirty:
+                line.write("DIRTY ")
+                line.write(key)
+            case .remove:
+                line.write("REMOVE ")
+                line.write(key)
+            case .read:
+                line.write("READ ")
+                line.write(key)
+            case .move(let location):
+                line.write("MOVE ")
+                line.write(key)
+                writeLocation(location, to: &line)
+            case .tail(let location):
+                line.write("TAIL ")
+                line.write(key)
+                writeLocation(location, to: &line)
+            }
+            // Packed journals (a format of our own) check every line that changes an entry;
+            // Java's has no room for it. A READ line only orders entries: it goes unchecked,
+            // and costs a read no hashing.
+            if format.storesLocations && operation != .read {
+                JournalLineCheck.write(key: key, to: &line)
+            }
+            line.write(UInt8(ascii: "\n"))
+            // Room from `lineBound` always holds the line; were it short, no line is better
+            // than a cut one (the entry is then missing from the journal, as after a crash).
+            if !line.overflowed { buffer.append(contentsOf: line.written) }
+        }
+    }
+
+    /// The most bytes the line of `operation` on a key of `keyCount` bytes can take: the
+    /// longest verb and a space, the key, every number (21 bytes each at most, with its
+    /// space), the check and the newline.
+    static func lineBound(of operation: Operation, keyCount: Int) -> Int {
+        let numbers: Int
         switch operation {
-        case .clean(let lengths, let location):
-            appendCleanBody(key: key, lengths: lengths, location: format.storesLocations ? location : nil, to: &buffer)
-        case .dirty: appendBody(verb: "DIRTY ", key: key, to: &buffer)
-        case .remove: appendBody(verb: "REMOVE ", key: key, to: &buffer)
-        case .read: appendBody(verb: "READ ", key: key, to: &buffer)
-        case .move(let location):
-            appendBytes(of: "MOVE ", to: &buffer)
-            buffer.append(contentsOf: key)
-            appendLocation(location, to: &buffer)
-        case .tail(let location):
-            appendBytes(of: "TAIL ", to: &buffer)
-            buffer.append(contentsOf: key)
-            appendLocation(location, to: &buffer)
+        case .clean(let lengths, _): numbers = lengths.count + 2
+        case .move, .tail: numbers = 2
+        case .dirty, .remove, .read: numbers = 0
         }
-        // Packed journals (a format of our own) check every line that changes an entry; Java's
-        // has no room for it. A READ line only orders entries: it goes unchecked, and costs a
-        // read no hashing.
-        if format.storesLocations && operation != .read {
-            JournalLineCheck.append(key: key, lineStart: start, to: &buffer)
-        }
-        buffer.append(UInt8(ascii: "\n"))
+        return 8 + keyCount + numbers * 21 + JournalLineCheck.length + 1
     }
 
     /// One member line of a `BATCH` line: a `CLEAN` or a `REMOVE`.
@@ -300,56 +333,11 @@ package enum Journal {
         return product.addingReportingOverflow(keyBytes + batchVerb.count + JournalLineCheck.length + 1).partialValue
     }
 
-    /// `CLEAN key len0 len1 …`, then the segment and offset when `location` is given (packed
-    /// journals), without the line's end.
-    private static func appendCleanBody(
-        key: UnsafeBufferPointer<UInt8>, lengths: SlotLengths, location: ValueLocation?, to buffer: inout [UInt8]
-    ) {
-        appendBytes(of: "CLEAN ", to: &buffer)
-        buffer.append(contentsOf: key)
-        for length in lengths {
-            buffer.append(UInt8(ascii: " "))
-            appendDecimal(length, to: &buffer)
-        }
-        if let location { appendLocation(location, to: &buffer) }
-    }
-
-    private static func appendLocation(_ location: ValueLocation, to buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: " "))
-        appendDecimal(Int(location.segment), to: &buffer)
-        buffer.append(UInt8(ascii: " "))
-        appendDecimal(Int(location.offset), to: &buffer)
-    }
-
-    @inline(__always)
-    private static func appendBody(verb: StaticString, key: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
-        appendBytes(of: verb, to: &buffer)
-        buffer.append(contentsOf: key)
-    }
-
-    @inline(__always)
-    private static func appendBytes(of text: StaticString, to buffer: inout [UInt8]) {
-        text.withUTF8Buffer { buffer.append(contentsOf: $0) }
-    }
-
-    /// Appends `value` in decimal (`0` for anything below 1), with one append of its digits.
-    private static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
-        guard value > 0 else {
-            buffer.append(UInt8(ascii: "0"))
-            return
-        }
-        // Room for the 19 digits of `Int.max`, written from the end.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { storage in
-            var start = storage.count
-            var remaining = value
-            while remaining > 0 {
-                start &-= 1
-                storage[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            }
-            let text = storage.assumingMemoryBound(to: UInt8.self)
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
-        }
+    /// ` segment offset`: where a record is, in a packed journal's line.
+    private static func writeLocation(_ location: ValueLocation, to line: inout JournalLineWriter) {
+        line.write(UInt8(ascii: " "))
+        line.writeDecimal(Int(location.segment))
+        line.write(UInt8(ascii: " "))
+        line.writeDecimal(Int(location.offset))
     }
 }

@@ -43,8 +43,17 @@ enum JournalLineCheck {
         }
         buffer.append(marker.0)
         buffer.append(marker.1)
-        appendHex(tag(of: UnsafeRawBufferPointer(key)), to: &buffer)
-        appendHex(sum, to: &buffer)
+        withUnsafeBytes(of: hexText(tag(of: UnsafeRawBufferPointer(key))).littleEndian) { buffer.append(contentsOf: $0) }
+        withUnsafeBytes(of: hexText(sum).littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Writes the check of the line `line` holds so far, which names `key`.
+    static func write(key: UnsafeBufferPointer<UInt8>, to line: inout JournalLineWriter) {
+        let sum = Self.sum(of: UnsafeRawBufferPointer(line.written))
+        line.write(marker.0)
+        line.write(marker.1)
+        line.writeHex(tag(of: UnsafeRawBufferPointer(key)))
+        line.writeHex(sum)
     }
 
     /// What a line's end says: `nil` when it carries no check; otherwise the line without it,
@@ -77,15 +86,16 @@ enum JournalLineCheck {
         }
     }
 
-    /// Appends the eight lower-case hexadecimal digits of `value`, with one append.
-    private static func appendHex(_ value: UInt32, to buffer: inout [UInt8]) {
+    /// The eight lower-case hexadecimal digits of `value`, as the bytes of a word in memory
+    /// order (first digit lowest, as `littleEndian` stores them).
+    static func hexText(_ value: UInt32) -> UInt64 {
         var text: UInt64 = 0
         for position in 0..<8 {
             let digit = UInt8(truncatingIfNeeded: value >> UInt32(28 &- 4 &* position)) & 0xF
             let character = digit < 10 ? UInt8(ascii: "0") &+ digit : UInt8(ascii: "a") &+ digit &- 10
             text |= UInt64(character) << UInt64(8 &* position)
         }
-        withUnsafeBytes(of: text.littleEndian) { buffer.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+        return text
     }
 
     /// The value of eight lower-case hexadecimal digits, all at once (``HexDigits/packEight(_:)``).
