@@ -43,7 +43,8 @@ enum JournalLineCheck {
         }
         buffer.append(marker.0)
         buffer.append(marker.1)
-        withUnsafeBytes(of: hexText(tag(of: UnsafeRawBufferPointer(key))).littleEndian) { buffer.append(contentsOf: $0) }
+        let tag = tag(of: UnsafeRawBufferPointer(key))
+        withUnsafeBytes(of: hexText(tag).littleEndian) { buffer.append(contentsOf: $0) }
         withUnsafeBytes(of: hexText(sum).littleEndian) { buffer.append(contentsOf: $0) }
     }
 
