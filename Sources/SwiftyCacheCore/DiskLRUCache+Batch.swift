@@ -41,7 +41,7 @@ extension DiskLRUCache {
             keyBytes += key.utf8.count
         }
         guard !batch.isEmpty else { return }
-        if let members = batchMembers(batch) {
+        if let (members, records) = batchMembers(batch) {
             guard
                 Journal.batchLineBound(members: members.count, keyBytes: keyBytes, valueCount: valueCount)
                     <= Journal.maximumBatchLineLength
@@ -50,7 +50,9 @@ extension DiskLRUCache {
                     "a batch of \(batch.count) changes is too large for one journal line; write it in parts",
                     operation: .writeBatch)
             }
-            let committed = try locked(operation: .writeBatch, claimsCleanup: true) { try $0.commitBatch(members) }
+            let committed = try locked(operation: .writeBatch, claimsCleanup: true) {
+                try $0.commitBatch(members, records: records)
+            }
             if committed { return }
         }
         for member in batch.changes {
@@ -62,22 +64,25 @@ extension DiskLRUCache {
         }
     }
 
-    /// The batch's changes with their records built, outside the lock; `nil` when it cannot
-    /// be one unit (file storage, or a value too large to be inline).
-    private func batchMembers(_ batch: WriteBatch) -> [CacheState.BatchMember]? {
-        guard let records = storage.recordStorage else { return nil }
+    /// The batch's changes with their records built outside the lock, into one buffer; `nil`
+    /// when it cannot be one unit (file storage, or a value too large to be inline).
+    private func batchMembers(_ batch: WriteBatch) -> (members: [CacheState.BatchMember], records: [UInt8])? {
+        guard let storage = storage.recordStorage else { return nil }
         var members: [CacheState.BatchMember] = []
         members.reserveCapacity(batch.count)
+        var records: [UInt8] = []
         for member in batch.changes {
             let key = member.key
             switch member.change {
             case .set(let values):
-                guard let record = records.encodeRecord(key: key, values: values) else { return nil }
-                members.append(.set(key: key, lengths: SlotLengths(values.lazy.map(\.count)), record: record))
+                let start = records.count
+                guard storage.appendRecord(key: key, values: values, to: &records) else { return nil }
+                members.append(
+                    .set(key: key, lengths: SlotLengths(values.lazy.map(\.count)), record: start..<records.count))
             case .remove:
                 members.append(.remove(key: key))
             }
         }
-        return members
+        return (members, records)
     }
 }

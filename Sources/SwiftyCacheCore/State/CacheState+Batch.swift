@@ -1,9 +1,10 @@
 /// A batch of sets and removals committed as one unit in packed storage: one append of the
 /// records, one `BATCH` journal line (replayed all or nothing), one sync with `syncsWrites`.
 extension CacheState {
-    /// One change of a batch, its record (for a set) built outside the lock.
+    /// One change of a batch, its record (for a set) built outside the lock: a range of the
+    /// batch's buffer of records.
     enum BatchMember {
-        case set(key: String, lengths: SlotLengths, record: [UInt8])
+        case set(key: String, lengths: SlotLengths, record: Range<Int>)
         case remove(key: String)
 
         var key: String {
@@ -13,7 +14,8 @@ extension CacheState {
         }
     }
 
-    /// Commits `members` in order as one unit: every record appended with one `write`, then one
+    /// Commits `members` in order as one unit (their records built into `recordBytes`, each
+    /// set's a range of it): every record appended with one `write`, then one
     /// `BATCH` line naming them all (and the removals), then, with `syncsWrites`, the syncs of
     /// one commit. A crash leaves all of the batch or none of it. Returns `false`, with nothing
     /// done, when the batch cannot be one unit: file storage, or a set of a key whose current
@@ -27,7 +29,7 @@ extension CacheState {
     ///   its previous value or, for a set whose line may have been written, is dropped: the
     ///   journal is broken, and its repair writes what memory holds.
     /// - Complexity: O(members) plus one `write` of the records and one of the journal.
-    mutating func commitBatch(_ members: [BatchMember]) throws(CacheError) -> Bool {
+    mutating func commitBatch(_ members: [BatchMember], records recordBytes: [UInt8]) throws(CacheError) -> Bool {
         guard let packed = records, !members.isEmpty else { return false }
         // Each key hashed once: its entry as the batch found it, and its tag for an insertion.
         var found: [(index: Int?, tag: UInt32)] = []
@@ -65,10 +67,10 @@ extension CacheState {
         }
         var locations: [ValueLocation] = []
         do {
-            locations = try packed.appendBatch(appended)
+            locations = try packed.appendBatch(appended, records: recordBytes)
         } catch  where error.isDirectoryVanished {
             guard try restoreVanishedDirectory() else { throw error }
-            return try commitBatch(members)
+            return try commitBatch(members, records: recordBytes)
         }
         var lines: [Journal.Member] = []
         lines.reserveCapacity(members.count)

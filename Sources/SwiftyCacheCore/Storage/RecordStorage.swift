@@ -18,6 +18,13 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// - Complexity: one allocation and one copy of each value.
     func encodeRecord(key: String, values: [Data]) -> [UInt8]?
 
+    /// Appends the record of a whole-entry write to `buffer` (a batch's records, built outside
+    /// the lock into one buffer); `false`, with `buffer` as it was, when a value is too large
+    /// to be inline.
+    ///
+    /// - Complexity: one copy of each value.
+    func appendRecord(key: String, values: [Data], to buffer: inout [UInt8]) -> Bool
+
     /// Appends `record`; returns where it starts.
     ///
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
@@ -36,11 +43,13 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// - Complexity: one `write` (plus a sync with `syncsWrites`).
     func appendBeforeOperationLock(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation?
 
-    /// Appends a batch's records (`nil` for a removal) with one `write`; returns where each
-    /// record starts. In a directory whose segments are its log, removals are written too.
+    /// Appends a batch's records (each a range of `records`, `nil` for a removal) with one
+    /// `write`; returns where each record starts. In a directory whose segments are its log,
+    /// removals are written too.
     ///
-    /// - Complexity: one `write` (plus a sync with `syncsWrites`).
-    func appendBatch(_ members: [BatchRecord]) throws(CacheError) -> [ValueLocation]
+    /// - Complexity: one `write` (plus a sync with `syncsWrites`); no copy of the records
+    ///   unless the segments are a log (each record then follows its prefix).
+    func appendBatch(_ members: [BatchRecord], records: [UInt8]) throws(CacheError) -> [ValueLocation]
 
     /// Appends a group's commits with one `write` and no sync
     /// (``PackedStorage/appendGroup(_:)``): where the write starts, and each record.
@@ -102,9 +111,9 @@ extension RecordStorage {
     }
 }
 
-/// One member of a batch's append (``RecordStorage/appendBatch(_:)``): a set's record, or a
-/// removal (`nil`).
+/// One member of a batch's append (``RecordStorage/appendBatch(_:records:)``): where a set's
+/// record is in the batch's buffer, or a removal (`nil`).
 struct BatchRecord {
     var key: String
-    var record: [UInt8]?
+    var record: Range<Int>?
 }

@@ -64,16 +64,22 @@ enum LogPrefix {
     ///
     /// - Complexity: O(key length).
     static func append(kind: Kind, key: String, record: [UInt8]?, identity: UInt64, to buffer: inout [UInt8]) {
+        let recordChecksum = record.flatMap { record -> UInt32? in
+            guard record.count >= 4 else { return nil }
+            return record.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+        }
+        append(kind: kind, key: key, recordChecksum: recordChecksum, identity: identity, to: &buffer)
+    }
+
+    /// ``append(kind:key:record:identity:to:)`` for a record given by its checksum (its first
+    /// four bytes), `nil` for none.
+    static func append(kind: Kind, key: String, recordChecksum: UInt32?, identity: UInt64, to buffer: inout [UInt8]) {
         var key = key
         let start = buffer.count
         buffer.append(contentsOf: [0, 0, 0, 0, kind.rawValue])
         key.withUTF8 { bytes in
             buffer.append(UInt8(truncatingIfNeeded: bytes.count))
             buffer.append(contentsOf: bytes)
-        }
-        let recordChecksum = record.flatMap { record -> UInt32? in
-            guard record.count >= 4 else { return nil }
-            return record.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
         }
         let sum = buffer.withUnsafeBytes { bytes in
             check(

@@ -67,15 +67,28 @@ enum PackedRecord {
     }
 
     /// The record of `key` with inline `values`, copied straight from each `Data` into the
-    /// record (a batch's values); `nil` when a value is too large to be inline.
+    /// record; `nil` when a value is too large to be inline.
     ///
     /// - Complexity: O(record size): one allocation, one copy of each value.
     static func encode(key: String, values: [Data], inlineLimit: Int) -> [UInt8]? {
-        guard !values.contains(where: { isExternal(length: $0.count, inlineLimit: inlineLimit) }) else { return nil }
-        return try? encode(key: key, lengths: SlotLengths(values.lazy.map(\.count)), inlineLimit: inlineLimit) {
-            (slot, record) throws(CacheError) in
-            values[slot].withUnsafeBytes { record.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
-        }
+        var record: [UInt8] = []
+        return append(key: key, values: values, inlineLimit: inlineLimit, to: &record) ? record : nil
+    }
+
+    /// Appends the record of `key` with inline `values` to `buffer`, which may hold other
+    /// records before it (a batch's, built into one buffer); returns `false`, with `buffer` as
+    /// it was, when a value is too large to be inline.
+    ///
+    /// - Complexity: O(record size): one copy of each value.
+    static func append(key: String, values: [Data], inlineLimit: Int, to buffer: inout [UInt8]) -> Bool {
+        guard !values.contains(where: { isExternal(length: $0.count, inlineLimit: inlineLimit) }) else { return false }
+        return
+            (try? append(
+                key: key, lengths: SlotLengths(values.lazy.map(\.count)), inlineLimit: inlineLimit, to: &buffer
+            ) {
+                (slot, record) throws(CacheError) in
+                values[slot].withUnsafeBytes { record.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+            }) ?? false
     }
 
     /// ``encode(key:lengths:inlineLimit:inlineValue:)`` with each inline slot's bytes appended
@@ -84,24 +97,48 @@ enum PackedRecord {
         key: String, lengths: SlotLengths, inlineLimit: Int,
         appendValue: (Int, inout [UInt8]) throws(CacheError) -> Void
     ) throws(CacheError) -> [UInt8]? {
-        guard let size = size(lengths: lengths, inlineLimit: inlineLimit) else { return nil }
-        var record = [UInt8]()
-        record.reserveCapacity(size)
-        record.append(contentsOf: [0, 0, 0, 0])
+        var record: [UInt8] = []
+        return try append(key: key, lengths: lengths, inlineLimit: inlineLimit, to: &record, appendValue: appendValue)
+            ? record : nil
+    }
+
+    /// Appends the record of `key` with `lengths` to `buffer`, each inline slot's bytes appended
+    /// by `appendValue(slot, &buffer)`; returns `false`, with `buffer` as it was, when no slot is
+    /// inline or a value has the wrong length.
+    static func append(
+        key: String, lengths: SlotLengths, inlineLimit: Int, to buffer: inout [UInt8],
+        appendValue: (Int, inout [UInt8]) throws(CacheError) -> Void
+    ) throws(CacheError) -> Bool {
+        guard let size = size(lengths: lengths, inlineLimit: inlineLimit) else { return false }
+        let start = buffer.count
+        // A record alone gets exactly its room; a batch's buffer grows as an array does (room
+        // reserved for each record would copy the buffer every time).
+        if start == 0 { buffer.reserveCapacity(size) }
+        buffer.append(contentsOf: [0, 0, 0, 0])
         for length in lengths {
             let field =
                 isExternal(length: length, inlineLimit: inlineLimit)
                 ? externalSlotMarker : UInt32(truncatingIfNeeded: length)
-            appendLittleEndian(field, to: &record)
+            appendLittleEndian(field, to: &buffer)
         }
         for slot in lengths.indices where !isExternal(length: lengths[slot], inlineLimit: inlineLimit) {
-            let start = record.count
-            try appendValue(slot, &record)
-            guard record.count - start == lengths[slot] else { return nil }
+            let slotStart = buffer.count
+            do {
+                try appendValue(slot, &buffer)
+            } catch {
+                buffer.removeSubrange(start...)
+                throw error
+            }
+            guard buffer.count - slotStart == lengths[slot] else {
+                buffer.removeSubrange(start...)
+                return false
+            }
         }
-        let sum = record.withUnsafeBytes { Self.checksum(of: UnsafeRawBufferPointer(rebasing: $0[4...]), key: key) }
-        record.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: 0, as: UInt32.self) }
-        return record
+        let sum = buffer.withUnsafeBytes {
+            Self.checksum(of: UnsafeRawBufferPointer(rebasing: $0[(start + 4)...]), key: key)
+        }
+        buffer.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: start, as: UInt32.self) }
+        return true
     }
 
     /// Checks a record read back: its checksum for `key`, and its lengths. Returns where each

@@ -133,6 +133,10 @@ extension PackedStorage {
         PackedRecord.encode(key: key, values: values, inlineLimit: inlineLimit)
     }
 
+    func appendRecord(key: String, values: [Data], to buffer: inout [UInt8]) -> Bool {
+        PackedRecord.append(key: key, values: values, inlineLimit: inlineLimit, to: &buffer)
+    }
+
     /// Deletes the files of slots that were files and are now in the record. Called once the
     /// commit's `CLEAN` line is written, so a crash before it leaves the old values whole.
     func deleteReplacedFiles(key: String, old: CommittedValues, location: ValueLocation, lengths: SlotLengths) -> Bool {
@@ -162,24 +166,6 @@ extension PackedStorage {
     /// the commit durable (an open after a crash applies it from the log).
     func appendCommit(_ record: [UInt8], key: String) throws(CacheError) -> ValueLocation {
         try appendOne(record, kind: .set, key: key)
-    }
-
-    /// Appends a batch's records with one `write` (and one sync with ``syncsWrites``); returns
-    /// where each record starts, in the order of `members` that have one. In a logging
-    /// directory the removals are written too (a prefix alone) and every member but the last
-    /// is marked as continued, so the log applies the batch whole or not at all. A batch larger
-    /// than a segment fills a new segment of its own.
-    ///
-    /// - Complexity: one copy of the records into one buffer, one `write`.
-    func appendBatch(_ members: [BatchRecord]) throws(CacheError) -> [ValueLocation] {
-        let logged = members.indices.map { index -> LoggedRecord in
-            let member = members[index]
-            let isLast = index == members.count - 1
-            let kind: LogPrefix.Kind =
-                member.record == nil ? (isLast ? .remove : .removeInBatch) : (isLast ? .set : .setInBatch)
-            return LoggedRecord(kind: kind, key: member.key, record: member.record)
-        }
-        return try appendRecords(logged, key: nil)
     }
 
     /// One piece of an append: a record, or in a logging directory a removal's prefix alone.
