@@ -37,7 +37,7 @@ extension ObjectCache {
         let values = Array(values)
         let hashes = values.map { $0.key.hashValue }
         // Every value is encoded before anything is written.
-        let (writes, encoded) = try encodeBatch(values.indices) { index, buffer in
+        let (batch, encoded) = try encodeBatch(values.indices) { index, buffer in
             try appendForDisk(
                 values[index].value, forKey: values[index].key, created: now, expires: expires, operation: .set,
                 to: &buffer)
@@ -50,7 +50,7 @@ extension ObjectCache {
             var mayNeedTrim: [Bool] = []
             let othersChanges = memory.othersChangeCount(if: sharesDirectory)
             try writeBatch(
-                Array(writes[start..<end]), operation: .set,
+                batch, start..<end, operation: .set,
                 whileHeld: { _ in
                     // Under the batch's stripes, as a single set (see `persist`).
                     mayNeedTrim = (start..<end).map { index in
@@ -90,7 +90,7 @@ extension ObjectCache {
             let end = min(pending.count, start + Self.batchLimit)
             // The values stay in `pending`: the batch refers to them by index, copying none.
             // (`encodeBatch` throws only what `onFailure` throws: nothing here.)
-            let (writes, written) = try encodeBatch(start..<end) { index, buffer in
+            let (batch, written) = try encodeBatch(start..<end) { index, buffer in
                 try appendForDisk(
                     pending[index].value, forKey: pending[index].key, expires: pending[index].expires,
                     operation: operation, to: &buffer)
@@ -103,7 +103,7 @@ extension ObjectCache {
                 // Under the batch's stripes: a value a `set` replaced since it was picked is left
                 // out (the newer one is on disk already), the others are marked saved (or, after
                 // another process's change followed meanwhile, dropped: it may be older on disk).
-                try writeBatch(writes, operation: operation) { write in
+                try writeBatch(batch, 0..<batch.count, operation: operation) { write in
                     let index = written[write].index
                     let hash = pending[index].hash
                     return memory.inspect(forHash: hash) {
@@ -130,76 +130,71 @@ extension ObjectCache {
         if let firstFailure { throw firstFailure }
     }
 
-    /// Encodes the values `indices` name into shared buffers, each handed to the engine as slices
-    /// of one `Data` (an allocation for every 1 MiB of values rather than two for each value; the
-    /// bound keeps a batch of large values from holding two copies of itself at once):
-    /// `append(index, &buffer)` appends a value's envelope and payload
-    /// (``appendForDisk(_:forKey:created:expires:operation:to:)``). A value that fails goes to
-    /// `onFailure` and is left out. Returns the writes, and for each the index it came from and
-    /// its payload's size.
+    /// Encodes the values `indices` name into one engine batch (``DiskLRUCache/EncodedBatch``),
+    /// each entry's slots written straight into the batch's buffer: `append(index, &buffer)`
+    /// appends a value's envelope and payload
+    /// (``appendForDisk(_:forKey:created:expires:operation:to:)``), its attachments follow. A
+    /// value that fails goes to `onFailure` and is left out. Returns the batch, and for each of
+    /// its entries the index it came from and its payload's size.
     ///
     /// - Complexity: O(values and their encoded bytes).
-    @inlinable
+    ///
+    /// Not inlinable: the value's type is `append`'s business, specialized where it is made.
+    @usableFromInline
     func encodeBatch(
         _ indices: Range<Int>,
         append: (Int, inout [UInt8]) throws -> (engineKey: String, payloadStart: Int, attachments: [Data]),
         onFailure: (any Error) throws -> Void
-    ) throws -> (writes: [EngineWrite], encoded: [(index: Int, cost: Int)]) {
-        let bufferLimit = 1 << 20
+    ) throws -> (batch: DiskLRUCache.EncodedBatch, encoded: [(index: Int, cost: Int)]) {
+        var batch = disk.makeEncodedBatch()
         var encoded: [(index: Int, cost: Int)] = []
-        var writes: [EngineWrite] = []
-        var entries: [BufferedEntry] = []
         encoded.reserveCapacity(indices.count)
-        writes.reserveCapacity(indices.count)
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(min(indices.count * 512, bufferLimit))
+        // Room for small values' (a few hundred bytes each) without growing.
+        batch.reserveCapacity(indices.count &* 512)
         for index in indices {
-            let start = buffer.count
             do {
-                let entry = try append(index, &buffer)
-                encoded.append((index, buffer.count - entry.payloadStart))
-                entries.append(
-                    BufferedEntry(
-                        engineKey: entry.engineKey, start: start, payloadStart: entry.payloadStart, end: buffer.count,
-                        attachments: entry.attachments))
+                var cost = 0
+                try batch.appendEntry { buffer in
+                    let start = buffer.count
+                    let entry = try append(index, &buffer)
+                    cost = buffer.count - entry.payloadStart
+                    guard !entry.attachments.isEmpty else {
+                        return (entry.engineKey, SlotLengths(inline: entry.payloadStart - start, cost, count: 2))
+                    }
+                    var lengths = [entry.payloadStart - start, cost]
+                    for attachment in entry.attachments {
+                        buffer.append(contentsOf: attachment)
+                        lengths.append(attachment.count)
+                    }
+                    return (entry.engineKey, SlotLengths(lengths))
+                }
+                encoded.append((index, cost))
             } catch {
                 try onFailure(error)
             }
-            if buffer.count >= bufferLimit || index == indices.last {
-                let whole = Data(buffer)
-                for entry in entries {
-                    var slots = [whole[entry.start..<entry.payloadStart], whole[entry.payloadStart..<entry.end]]
-                    if !entry.attachments.isEmpty { slots += entry.attachments }
-                    writes.append(EngineWrite(engineKey: entry.engineKey, slots: slots))
-                }
-                entries.removeAll(keepingCapacity: true)
-                buffer.removeAll(keepingCapacity: true)
-            }
         }
-        return (writes, encoded)
+        return (batch, encoded)
     }
 
-    /// Writes engine entries as one ``DiskLRUCache/WriteBatch``, holding the write stripes of
-    /// all their keys (taken in one order, so that batches and single writes never wait on each
-    /// other in a cycle).
+    /// Writes entries `entries` of `batch` as one engine batch, holding the write stripes of
+    /// all their keys (taken in one order, so that batches and single writes never wait on
+    /// each other in a cycle).
     ///
-    /// Under the stripes, `isWanted` picks the writes still to make (by index) and `whileHeld`
-    /// runs with the indices written, before the stripes are released.
-    @inlinable
+    /// Under the stripes, `isWanted` picks the entries still to write (by index) and
+    /// `whileHeld` runs with the indices written, before the stripes are released.
+    @usableFromInline
     func writeBatch(
-        _ writes: [EngineWrite], operation: ObjectCacheError.Operation,
+        _ batch: DiskLRUCache.EncodedBatch, _ entries: Range<Int>, operation: ObjectCacheError.Operation,
         isWanted: (Int) -> Bool = { _ in true }, whileHeld: ([Int]) -> Void = { _ in }
     ) throws {
-        guard !writes.isEmpty else { return }
+        guard !entries.isEmpty else { return }
         var taken = [Bool](repeating: false, count: writeStripes.count)
-        for write in writes { taken[stripeIndex(for: write.engineKey)] = true }
+        for entry in entries { taken[stripeIndex(for: batch.key(ofEntry: entry))] = true }
         let stripes = taken.indices.filter { taken[$0] }
         try holdingStripes(stripes[...]) {
-            let wanted = writes.indices.filter(isWanted)
+            let wanted = entries.filter(isWanted)
             guard !wanted.isEmpty else { return }
-            var batch = DiskLRUCache.WriteBatch()
-            for index in wanted { batch.setData(writes[index].slots, forKey: writes[index].engineKey) }
-            try diskCall(nil, operation: operation) { try disk.write(batch) }
+            try diskCall(nil, operation: operation) { try disk.write(batch, entries: wanted) }
             whileHeld(wanted)
         }
     }
@@ -212,39 +207,5 @@ extension ObjectCache {
             writes += 1
             try holdingStripes(indices.dropFirst(), body)
         }
-    }
-}
-
-/// An entry of a save's batch encoded into the batch's one buffer: its name, where its envelope,
-/// payload and end are in the buffer, and its attachments.
-@usableFromInline
-struct BufferedEntry {
-    @usableFromInline let engineKey: String
-    @usableFromInline let start: Int
-    @usableFromInline let payloadStart: Int
-    @usableFromInline let end: Int
-    @usableFromInline let attachments: [Data]
-
-    @inlinable
-    init(engineKey: String, start: Int, payloadStart: Int, end: Int, attachments: [Data]) {
-        self.engineKey = engineKey
-        self.start = start
-        self.payloadStart = payloadStart
-        self.end = end
-        self.attachments = attachments
-    }
-}
-
-/// An engine entry a batch writes: its name and its slots. (A struct, not a tuple: an array of
-/// tuples is destroyed element by element through the runtime's generic tuple witness.)
-@usableFromInline
-struct EngineWrite {
-    @usableFromInline let engineKey: String
-    @usableFromInline let slots: [Data]
-
-    @inlinable
-    init(engineKey: String, slots: [Data]) {
-        self.engineKey = engineKey
-        self.slots = slots
     }
 }

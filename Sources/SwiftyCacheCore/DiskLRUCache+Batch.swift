@@ -42,14 +42,7 @@ extension DiskLRUCache {
         }
         guard !batch.isEmpty else { return }
         if let (members, records) = batchMembers(batch) {
-            guard
-                Journal.batchLineBound(members: members.count, keyBytes: keyBytes, valueCount: valueCount)
-                    <= Journal.maximumBatchLineLength
-            else {
-                throw CacheError.invalidConfiguration(
-                    "a batch of \(batch.count) changes is too large for one journal line; write it in parts",
-                    operation: .writeBatch)
-            }
+            try checkBatchLine(members: members.count, keyBytes: keyBytes)
             let committed = try locked(operation: .writeBatch, claimsCleanup: true) {
                 try $0.commitBatch(members, records: records)
             }
@@ -61,6 +54,19 @@ extension DiskLRUCache {
             case .set(let values): try CacheError.reporting(.writeBatch) { try setData(values, forKey: key) }
             case .remove: _ = try CacheError.reporting(.writeBatch) { try removeValue(forKey: key) }
             }
+        }
+    }
+
+    /// Throws when a batch of `members` naming `keyBytes` bytes of keys is too large for one
+    /// journal line.
+    func checkBatchLine(members: Int, keyBytes: Int) throws(CacheError) {
+        guard
+            Journal.batchLineBound(members: members, keyBytes: keyBytes, valueCount: valueCount)
+                <= Journal.maximumBatchLineLength
+        else {
+            throw CacheError.invalidConfiguration(
+                "a batch of \(members) changes is too large for one journal line; write it in parts",
+                operation: .writeBatch)
         }
     }
 

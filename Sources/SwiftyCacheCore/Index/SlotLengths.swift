@@ -64,7 +64,7 @@ package struct SlotLengths: RandomAccessCollection, MutableCollection, Hashable,
     }
 
     /// One or two lengths (`count` ≤ 2), held inline.
-    init(inline first: Int, _ second: Int, count: Int) {
+    package init(inline first: Int, _ second: Int, count: Int) {
         assert(count <= 2, "SlotLengths: \(count) lengths are not inline")
         self.first = first
         self.second = second

@@ -12,6 +12,9 @@ import Foundation
 /// What only such a storage does stays behind this protocol: the layers above reach it through
 /// ``ValueStorage/recordStorage`` and ``ValueStorage/recordReader``, never by its type.
 protocol RecordStorage: ValueStorage, AnyObject {
+    /// The largest value kept in a record; a larger one is a file.
+    var inlineLimit: Int { get }
+
     /// The record of a whole-entry write, built outside the lock; `nil` when a value is too
     /// large to be inline (the write then takes the edit transaction).
     ///

@@ -141,6 +141,31 @@ enum PackedRecord {
         return true
     }
 
+    /// Makes the bytes `buffer[start..<end]` a record of `key` with `lengths`: room for the
+    /// header (``headerSize(valueCount:)`` bytes at `start`, written by whoever laid the slots
+    /// after it) gets the lengths and the checksum. Returns `false`, changing nothing, unless
+    /// every slot is inline and the slots fill the rest exactly.
+    ///
+    /// - Complexity: O(record size), for the checksum.
+    static func seal(
+        _ buffer: inout [UInt8], start: Int, end: Int, key: String, lengths: SlotLengths, inlineLimit: Int
+    ) -> Bool {
+        guard start >= 0, start <= end, end <= buffer.count,
+            !lengths.contains(where: { isExternal(length: $0, inlineLimit: inlineLimit) }),
+            size(lengths: lengths, inlineLimit: inlineLimit) == end - start
+        else { return false }
+        buffer.withUnsafeMutableBytes { bytes in
+            for (slot, length) in lengths.enumerated() {
+                bytes.storeBytes(
+                    of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: start + 4 + 4 * slot,
+                    as: UInt32.self)
+            }
+            let sum = checksum(of: UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<end]), key: key)
+            bytes.storeBytes(of: sum.littleEndian, toByteOffset: start, as: UInt32.self)
+        }
+        return true
+    }
+
     /// Checks a record read back: its checksum for `key`, and its lengths. Returns where each
     /// inline slot's bytes start in `record` (`-1` for a file slot), or `nil` when anything
     /// differs: a torn write, a flipped bit, or bytes that are not this entry's record.

@@ -16,14 +16,35 @@ extension PackedStorage {
             if let identity = segments.logIdentity {
                 bytes = Self.logged(members, records: records, identity: identity, starts: &starts)
             } else {
-                // The records back to back, in order: the buffer itself (removals write nothing).
-                for member in members { if let range = member.record { starts.append(range.lowerBound) } }
-                bytes = records
+                bytes = Self.gathered(members, records: records, starts: &starts)
             }
             guard !bytes.isEmpty else { return [] }
             let start = try appendLocked(&segments, bytes, key: nil, syncs: syncsWrites)
             return starts.map { ValueLocation(segment: start.segment, offset: start.offset + Int64($0)) }
         }
+    }
+
+    /// The records back to back, in order (removals write nothing): the buffer itself when
+    /// they fill it in order, as a batch built for one write does; otherwise copied together.
+    private static func gathered(_ members: [BatchRecord], records: [UInt8], starts: inout [Int]) -> [UInt8] {
+        var end = 0
+        var fills = true
+        for member in members {
+            guard let range = member.record else { continue }
+            fills = fills && range.lowerBound == end
+            end = range.upperBound
+        }
+        if fills && end == records.count {
+            for member in members { if let range = member.record { starts.append(range.lowerBound) } }
+            return records
+        }
+        var bytes: [UInt8] = []
+        for member in members {
+            guard let range = member.record?.clamped(to: records.indices) else { continue }
+            starts.append(bytes.count)
+            bytes.append(contentsOf: records[range])
+        }
+        return bytes
     }
 
     /// A logging directory's bytes of a batch: each member's prefix, then its record.
