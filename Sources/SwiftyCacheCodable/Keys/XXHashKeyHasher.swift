@@ -26,11 +26,14 @@ public struct XXHashKeyHasher: CacheKeyHasher {
             (XXHash64.hash(bytes, seed: 0), XXHash64.hash(bytes, seed: Self.secondSeed))
         }
         return String(unsafeUninitializedCapacity: 32) { text in
-            for nibble in 0..<32 {
-                let word = nibble < 16 ? first : second
-                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble & 15))) & 0xF
-                text[nibble] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-            }
+            guard text.count >= 32, let base = text.baseAddress else { return 0 }
+            // Eight digits a store (``HexDigits/digits(of:)``).
+            let words = (HexDigits.digits(of: first), HexDigits.digits(of: second))
+            let raw = UnsafeMutableRawPointer(base)
+            raw.storeBytes(of: words.0.0.littleEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: words.0.1.littleEndian, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: words.1.0.littleEndian, toByteOffset: 16, as: UInt64.self)
+            raw.storeBytes(of: words.1.1.littleEndian, toByteOffset: 24, as: UInt64.self)
             return 32
         }
     }

@@ -90,13 +90,8 @@ enum JournalLineCheck {
     /// The eight lower-case hexadecimal digits of `value`, as the bytes of a word in memory
     /// order (first digit lowest, as `littleEndian` stores them).
     static func hexText(_ value: UInt32) -> UInt64 {
-        var text: UInt64 = 0
-        for position in 0..<8 {
-            let digit = UInt8(truncatingIfNeeded: value >> UInt32(28 &- 4 &* position)) & 0xF
-            let character = digit < 10 ? UInt8(ascii: "0") &+ digit : UInt8(ascii: "a") &+ digit &- 10
-            text |= UInt64(character) << UInt64(8 &* position)
-        }
-        return text
+        // Packed bytes hold the first two digits in their lowest byte: big-endian order.
+        HexDigits.unpackFour(value.byteSwapped)
     }
 
     /// The value of eight lower-case hexadecimal digits, all at once (``HexDigits/packEight(_:)``).

@@ -1,7 +1,7 @@
 /// Lower-case hexadecimal digits, the names `ObjectCache` gives its entries: read, spelled and
 /// packed two to a byte, for the keys the index holds in its records (``InlineKey``) and those a
 /// journal block writes as bytes (``JournalBlock``).
-enum HexDigits {
+package enum HexDigits {
     /// The value of a lower-case hexadecimal digit; `nil` for any other byte.
     @inline(__always)
     static func value(_ byte: UInt8) -> UInt8? {
@@ -35,6 +35,18 @@ enum HexDigits {
         pairs = (pairs | (pairs >> 8)) & 0x0000_FFFF_0000_FFFF
         pairs = (pairs | (pairs >> 16)) & 0x0000_0000_FFFF_FFFF
         return (UInt32(truncatingIfNeeded: pairs), valid)
+    }
+
+    /// The sixteen lower-case digits of `value`, most significant first, as two words to be
+    /// stored little-endian one after the other. Branch-free.
+    @inline(__always)
+    package static func digits(of value: UInt64) -> (UInt64, UInt64) {
+        // Packed bytes hold the first two digits in their first (lowest) byte: the big-endian
+        // order of each half.
+        (
+            unpackFour(UInt32(truncatingIfNeeded: value >> 32).byteSwapped),
+            unpackFour(UInt32(truncatingIfNeeded: value).byteSwapped)
+        )
     }
 
     /// The eight lower-case digits of four packed bytes (``packEight(_:)`` undone): the first
