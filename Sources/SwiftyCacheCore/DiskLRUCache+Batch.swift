@@ -84,7 +84,9 @@ extension DiskLRUCache {
                 let start = records.count
                 guard storage.appendRecord(key: key, values: values, to: &records) else { return nil }
                 members.append(
-                    .set(key: key, lengths: SlotLengths(values.lazy.map(\.count)), record: start..<records.count))
+                    .set(
+                        key: key, lengths: SlotLengths(values.lazy.map(\.count)), record: start..<records.count,
+                        tag: nil))
             case .remove:
                 members.append(.remove(key: key))
             }

@@ -22,6 +22,8 @@ extension DiskLRUCache {
             let start: Int
             let end: Int
             let lengths: SlotLengths
+            /// The key's tag in journal lines, taken from its record's seal.
+            let tag: UInt32?
         }
 
         private(set) var bytes: [UInt8] = []
@@ -69,11 +71,14 @@ extension DiskLRUCache {
                 bytes.removeSubrange(start...)
                 throw error
             }
+            var tag: UInt32?
             if let inlineLimit, holdsRecords {
-                holdsRecords = PackedRecord.seal(
+                let keyHash = PackedRecord.seal(
                     &bytes, start: start, end: bytes.count, key: key, lengths: lengths, inlineLimit: inlineLimit)
+                holdsRecords = keyHash != nil
+                tag = keyHash.map { UInt32(truncatingIfNeeded: $0) }
             }
-            entries.append(Entry(key: key, start: start, end: bytes.count, lengths: lengths))
+            entries.append(Entry(key: key, start: start, end: bytes.count, lengths: lengths, tag: tag))
         }
 
         /// The slots of entry `index` as `Data`, for a write one entry at a time; `nil` when its
@@ -121,7 +126,7 @@ extension DiskLRUCache {
             let members = indices.map { index in
                 let entry = batch.entries[index]
                 return CacheState.BatchMember.set(
-                    key: entry.key, lengths: entry.lengths, record: entry.start..<entry.end)
+                    key: entry.key, lengths: entry.lengths, record: entry.start..<entry.end, tag: entry.tag)
             }
             try checkBatchLine(members: members.count, keyBytes: keyBytes)
             let committed = try locked(operation: .writeBatch, claimsCleanup: true) {

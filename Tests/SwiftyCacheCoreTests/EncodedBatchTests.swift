@@ -66,6 +66,38 @@ import Testing
         #expect(lines.last?.components(separatedBy: "\t").count == 3)
     }
 
+    /// The same entries through `WriteBatch` and through `EncodedBatch` leave the same bytes: the
+    /// records, and the `BATCH` line, whose member checks carry the tags taken from the records'
+    /// seals.
+    @Test func theSameEntriesLeaveTheSameBytesAsAWriteBatch() throws {
+        let other = TemporaryDirectory()
+        func open(_ directory: TemporaryDirectory) throws -> DiskLRUCache {
+            try DiskLRUCache(
+                directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
+                options: DiskLRUCache.Options(storage: .packed))
+        }
+        let viaWriteBatch = try open(directory)
+        let viaEncoded = try open(other)
+        var writeBatch = DiskLRUCache.WriteBatch()
+        var encoded = viaEncoded.makeEncodedBatch()
+        for i in 0..<20 {
+            let values = [Data("envelope \(i)".utf8), Data(String(repeating: "payload \(i) ", count: i).utf8)]
+            writeBatch.setData(values, forKey: "key-\(i)")
+            append(values, forKey: "key-\(i)", to: &encoded)
+        }
+        try viaWriteBatch.write(writeBatch)
+        try viaEncoded.write(encoded, entries: Array(0..<20))
+        try viaWriteBatch.close()
+        try viaEncoded.close()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path(percentEncoded: false))
+        where name.hasSuffix(".pack") || name == "journal" {
+            let mine = try Data(contentsOf: directory.url.appending(path: name))
+            let theirs = try Data(contentsOf: other.url.appending(path: name))
+            #expect(mine == theirs, "\(name)")
+        }
+        #expect(try JournalFixture.allLines(in: other.url).contains { $0.hasPrefix("BATCH\tCLEAN key-0 ") })
+    }
+
     @Test func anEntryWhoseWriteThrowsLeavesNothing() throws {
         struct Failure: Error {}
         let cache = try open()

@@ -234,7 +234,8 @@ package enum Journal {
     /// The line is composed in room on the stack (``JournalLineWriter``) and appended with one
     /// copy.
     static func appendLine(
-        _ operation: Operation, key: UnsafeBufferPointer<UInt8>, format: Format = .files, to buffer: inout [UInt8]
+        _ operation: Operation, key: UnsafeBufferPointer<UInt8>, tag: UInt32? = nil, format: Format = .files,
+        to buffer: inout [UInt8]
     ) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: lineBound(of: operation, keyCount: key.count)) {
             room in
@@ -270,7 +271,7 @@ package enum Journal {
             // Java's has no room for it. A READ line only orders entries: it goes unchecked,
             // and costs a read no hashing.
             if format.storesLocations && operation != .read {
-                JournalLineCheck.write(key: key, to: &line)
+                JournalLineCheck.write(key: key, tag: tag, to: &line)
             }
             line.write(UInt8(ascii: "\n"))
             // Room from `lineBound` always holds the line; were it short, no line is better
@@ -296,6 +297,8 @@ package enum Journal {
     struct Member {
         var operation: Operation
         var key: String
+        /// The key's tag (``JournalLineCheck/tag(of:)-(String)``) when known, `nil` to compute it.
+        var tag: UInt32?
     }
 
     /// The verb of a batch's line.
@@ -314,7 +317,8 @@ package enum Journal {
         buffer.append(contentsOf: batchVerb)
         for member in members {
             buffer.append(UInt8(ascii: "\t"))
-            appendLine(member.operation, key: member.key, format: format, to: &buffer)
+            var key = member.key
+            key.withUTF8 { appendLine(member.operation, key: $0, tag: member.tag, format: format, to: &buffer) }
             buffer.removeLast()  // the member's newline
         }
         var firstKey = members.first?.key ?? ""

@@ -48,12 +48,13 @@ enum JournalLineCheck {
         withUnsafeBytes(of: hexText(sum).littleEndian) { buffer.append(contentsOf: $0) }
     }
 
-    /// Writes the check of the line `line` holds so far, which names `key`.
-    static func write(key: UnsafeBufferPointer<UInt8>, to line: inout JournalLineWriter) {
+    /// Writes the check of the line `line` holds so far, which names `key`, whose tag is `tag`
+    /// when the caller knows it.
+    static func write(key: UnsafeBufferPointer<UInt8>, tag: UInt32? = nil, to line: inout JournalLineWriter) {
         let sum = Self.sum(of: UnsafeRawBufferPointer(line.written))
         line.write(marker.0)
         line.write(marker.1)
-        line.writeHex(tag(of: UnsafeRawBufferPointer(key)))
+        line.writeHex(tag ?? Self.tag(of: UnsafeRawBufferPointer(key)))
         line.writeHex(sum)
     }
 

@@ -4,12 +4,14 @@ extension CacheState {
     /// One change of a batch, its record (for a set) built outside the lock: a range of the
     /// batch's buffer of records.
     enum BatchMember {
-        case set(key: String, lengths: SlotLengths, record: Range<Int>)
+        /// `tag`: the key's tag in journal lines when the caller knows it (from the record's
+        /// seal), `nil` to compute it.
+        case set(key: String, lengths: SlotLengths, record: Range<Int>, tag: UInt32?)
         case remove(key: String)
 
         var key: String {
             switch self {
-            case .set(let key, _, _), .remove(let key): key
+            case .set(let key, _, _, _), .remove(let key): key
             }
         }
     }
@@ -62,7 +64,7 @@ extension CacheState {
         }
         if rebuilds { found = members.map { table.lookUp($0.key) } }
         let appended = members.map { member in
-            if case .set(let key, _, let record) = member { return BatchRecord(key: key, record: record) }
+            if case .set(let key, _, let record, _) = member { return BatchRecord(key: key, record: record) }
             return BatchRecord(key: member.key, record: nil)
         }
         var locations: [ValueLocation] = []
@@ -84,7 +86,7 @@ extension CacheState {
         var nextLocation = locations.makeIterator()
         for (position, member) in members.enumerated() {
             switch member {
-            case .set(let key, let lengths, let record):
+            case .set(let key, let lengths, let record, let tag):
                 guard let location = nextLocation.next() else { throw CacheError.packedInvariant(key: key, slot: 0) }
                 // Nothing leaves the table in this loop, so an entry found stays; a key not found
                 // may have been inserted by an earlier set of the batch.
@@ -106,7 +108,8 @@ extension CacheState {
                 committedKeys.append(key)
                 noteSupersededLine(replacing: replaced != nil)
                 if !removed.isEmpty { removed.remove(key) }
-                lines.append(Journal.Member(operation: .clean(lengths: lengths, location: location), key: key))
+                lines.append(
+                    Journal.Member(operation: .clean(lengths: lengths, location: location), key: key, tag: tag))
             case .remove(let key):
                 guard let index = found[position].index ?? table.index(of: key), table[index].isReadable else {
                     continue
@@ -114,7 +117,7 @@ extension CacheState {
                 // Applied once the line is written: until then the entry stands.
                 if removed.insert(key).inserted { removals.append(key) }
                 noteRemovedLines(1, evicted: false)
-                lines.append(Journal.Member(operation: .remove, key: key))
+                lines.append(Journal.Member(operation: .remove, key: key, tag: nil))
             }
         }
         guard !lines.isEmpty else { return true }

@@ -47,9 +47,19 @@ enum PackedRecord {
 
     /// The checksum of a record's bytes after the checksum field, for `key`.
     static func checksum(of body: UnsafeRawBufferPointer, key: String) -> UInt32 {
+        checksum(of: body, keyHash: keyHash(key))
+    }
+
+    /// ``checksum(of:key:)`` given ``keyHash(_:)`` of the key.
+    static func checksum(of body: UnsafeRawBufferPointer, keyHash: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: XXHash64.hash(body, seed: keyHash))
+    }
+
+    /// XXH64 of the key's bytes (seed 0): the seed of its records' checksums, and the key's tag
+    /// in journal lines (``JournalLineCheck/tag(of:)-(String)``, its low 32 bits).
+    static func keyHash(_ key: String) -> UInt64 {
         var key = key
-        let seed = key.withUTF8 { XXHash64.hash(UnsafeRawBufferPointer($0)) }
-        return UInt32(truncatingIfNeeded: XXHash64.hash(body, seed: seed))
+        return key.withUTF8 { XXHash64.hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// Builds the record of `key` with `lengths`; `inlineValue(slot)` gives each inline slot's
@@ -144,26 +154,28 @@ enum PackedRecord {
     /// Makes the bytes `buffer[start..<end]` a record of `key` with `lengths`: room for the
     /// header (``headerSize(valueCount:)`` bytes at `start`, written by whoever laid the slots
     /// after it) gets the lengths and the checksum. Returns `false`, changing nothing, unless
-    /// every slot is inline and the slots fill the rest exactly.
+    /// every slot is inline and the slots fill the rest exactly; otherwise ``keyHash(_:)``,
+    /// which a journal line of the key can reuse as its tag.
     ///
     /// - Complexity: O(record size), for the checksum.
     static func seal(
         _ buffer: inout [UInt8], start: Int, end: Int, key: String, lengths: SlotLengths, inlineLimit: Int
-    ) -> Bool {
+    ) -> UInt64? {
         guard start >= 0, start <= end, end <= buffer.count,
             !lengths.contains(where: { isExternal(length: $0, inlineLimit: inlineLimit) }),
             size(lengths: lengths, inlineLimit: inlineLimit) == end - start
-        else { return false }
+        else { return nil }
+        let keyHash = keyHash(key)
         buffer.withUnsafeMutableBytes { bytes in
             for (slot, length) in lengths.enumerated() {
                 bytes.storeBytes(
                     of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: start + 4 + 4 * slot,
                     as: UInt32.self)
             }
-            let sum = checksum(of: UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<end]), key: key)
+            let sum = checksum(of: UnsafeRawBufferPointer(rebasing: bytes[(start + 4)..<end]), keyHash: keyHash)
             bytes.storeBytes(of: sum.littleEndian, toByteOffset: start, as: UInt32.self)
         }
-        return true
+        return keyHash
     }
 
     /// Checks a record read back: its checksum for `key`, and its lengths. Returns where each
