@@ -84,10 +84,16 @@ extension CacheState {
         var removals: [String] = []
         var removed: Set<String> = []
         var nextLocation = locations.makeIterator()
+        // The records' bytes, accounted for in one hold of the storage's lock after the loop.
+        var accounted: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)] = []
+        accounted.reserveCapacity(members.count)
         for (position, member) in members.enumerated() {
             switch member {
             case .set(let key, let lengths, let record, let tag):
-                guard let location = nextLocation.next() else { throw CacheError.packedInvariant(key: key, slot: 0) }
+                guard let location = nextLocation.next() else {
+                    packed.noteCommitted(accounted)
+                    throw CacheError.packedInvariant(key: key, slot: 0)
+                }
                 // Nothing leaves the table in this loop, so an entry found stays; a key not found
                 // may have been inserted by an earlier set of the batch.
                 let (index, isNew) =
@@ -97,7 +103,7 @@ extension CacheState {
                     isNew
                     ? nil
                     : table.readableLengths(index).map { CommittedValues(location: table.location(index), lengths: $0) }
-                packed.noteCommitted(location: location, size: Int64(record.count), replacing: replaced)
+                accounted.append((location, Int64(record.count), replaced))
                 let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
                 let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
                 size = overflow ? Int.max : grown
@@ -120,6 +126,7 @@ extension CacheState {
                 lines.append(Journal.Member(operation: .remove, key: key, tag: nil))
             }
         }
+        packed.noteCommitted(accounted)
         guard !lines.isEmpty else { return true }
         var listed: Set<String> = []
         removals.removeAll { !removed.contains($0) || !listed.insert($0).inserted }

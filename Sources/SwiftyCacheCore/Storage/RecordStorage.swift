@@ -80,6 +80,10 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
     func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?)
 
+    /// ``noteCommitted(location:size:replacing:)`` for each of a batch's records, in one lock
+    /// hold.
+    func noteCommitted(_ commits: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)])
+
     /// Whether every slot of the entry at `location` is in its record (none in a file), so
     /// that ``readRecord(key:location:lengths:cachedOnly:countsDamage:)`` reads it whole.
     func holdsInline(location: ValueLocation, lengths: SlotLengths) -> Bool

@@ -117,11 +117,23 @@ extension PackedStorage {
 
     /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
     func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?) {
-        let oldSize = old.map { recordSize(lengths: $0.lengths) } ?? 0
-        let oldSegment = old?.location.segment ?? 0
+        state.withLock { note(location: location, size: size, replacing: old, in: &$0) }
+    }
+
+    func noteCommitted(_ commits: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)]) {
         state.withLock { segments in
-            if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
-            if oldSegment != 0 { segments.addLiveBytes(-oldSize, in: oldSegment) }
+            for commit in commits {
+                note(location: commit.location, size: commit.size, replacing: commit.replacing, in: &segments)
+            }
+        }
+    }
+
+    private func note(
+        location: ValueLocation, size: Int64, replacing old: CommittedValues?, in segments: inout Segments
+    ) {
+        if location.segment != 0 { segments.addLiveBytes(size, in: location.segment) }
+        if let old, old.location.segment != 0 {
+            segments.addLiveBytes(-recordSize(lengths: old.lengths), in: old.location.segment)
         }
     }
 
