@@ -69,11 +69,22 @@ struct DurabilityWorkloads {
             // Durable batches: 500 write-back values and one save(), against one transaction.
             let (saved, savedSQLite) = try batchRounds(batches, cache: durableCache, database: durableDatabase, notes)
             try durableCache.close()
+            // The same as one batch set (`set(contentsOf:)`, written through), on stores of their own.
+            let setCache = try cache(durable: true)
+            guard let setDatabase = try database(durable: true) else { return ([], []) }
+            let (batchSet, batchSetSQLite) = try batchRounds(
+                batches, cache: setCache, database: setDatabase, notes, batchSet: true)
+            try setCache.close()
             // The same batches without syncs.
             let bufferedCache = try cache(durable: false)
             guard let bufferedDatabase = try database(durable: false) else { return ([], []) }
             let (buffered, bufferedSQLite) = try batchRounds(
                 batches * 4, cache: bufferedCache, database: bufferedDatabase, notes)
+            let bufferedSetCache = try cache(durable: false)
+            guard let bufferedSetDatabase = try database(durable: false) else { return ([], []) }
+            let (bufferedSet, bufferedSetSQLite) = try batchRounds(
+                batches * 4, cache: bufferedSetCache, database: bufferedSetDatabase, notes, batchSet: true)
+            try bufferedSetCache.close()
             try bufferedCache.close()
             // Durable sets from four threads against one thread, on one cache each.
             let oneThread = try cache(durable: true)
@@ -101,7 +112,9 @@ struct DurabilityWorkloads {
             for (name, run) in [
                 ("single", single), ("single sqlite", singleSQLite), ("again", singleAgain),
                 ("again floor", singleFloor), ("save", saved), ("save sqlite", savedSQLite),
-                ("buffered", buffered), ("buffered sqlite", bufferedSQLite),
+                ("buffered", buffered), ("buffered sqlite", bufferedSQLite), ("batch set", batchSet),
+                ("batch set sqlite", batchSetSQLite), ("buffered set", bufferedSet),
+                ("buffered set sqlite", bufferedSetSQLite),
             ] {
                 runs[name, default: []].append(run)
             }
@@ -116,6 +129,8 @@ struct DurabilityWorkloads {
             ("single", "ObjectCache durable set note", "sqlite FULL autocommit insert note"),
             ("save", "ObjectCache durable save() of 500 notes", "sqlite FULL transaction of 500 inserts"),
             ("buffered", "ObjectCache save() of 500 notes", "sqlite NORMAL transaction of 500 inserts"),
+            ("batch set", "ObjectCache durable set(contentsOf:) of 500", "sqlite FULL transaction of 500 inserts"),
+            ("buffered set", "ObjectCache set(contentsOf:) of 500 notes", "sqlite NORMAL transaction of 500 inserts"),
         ]
         for (key, name, baseline) in pairs {
             let pair = summarizePair(name, runs[key] ?? [], baseline: baseline, runs["\(key) sqlite"] ?? [])
@@ -156,21 +171,28 @@ struct DurabilityWorkloads {
         return (rows, derived)
     }
 
-    /// `count` rounds of 500 write-back values and one `save()`, alternating with a transaction
-    /// of 500 inserts of the same notes encoded by `JSONEncoder`.
+    /// `count` rounds of 500 write-back values and one `save()` (with `batchSet`, one
+    /// `set(contentsOf:)` of 500 values), alternating with a transaction of 500 inserts of the
+    /// same notes encoded by `JSONEncoder`.
     func batchRounds(
-        _ count: Int, cache: ObjectCache<String, SmallNote>, database: SQLiteStore, _ notes: [SmallNote]
+        _ count: Int, cache: ObjectCache<String, SmallNote>, database: SQLiteStore, _ notes: [SmallNote],
+        batchSet: Bool = false
     ) throws -> (Run, Run) {
         let encoder = JSONEncoder()
+        let prefix = batchSet ? "set" : "batch"
         return try alternating(
             count, chunk: 1,
             first: { round in
-                for i in 0..<Self.batch { cache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
-                try cache.save()
+                if batchSet {
+                    try cache.set(contentsOf: (0..<Self.batch).map { (key: "set-\(round)-\($0)", value: notes[$0]) })
+                } else {
+                    for i in 0..<Self.batch { cache.setUnsaved(notes[i], forKey: "batch-\(round)-\(i)") }
+                    try cache.save()
+                }
             },
             second: { round in
                 try database.transaction {
-                    for i in 0..<Self.batch { database.set("batch-\(round)-\(i)", [try encoder.encode(notes[i])]) }
+                    for i in 0..<Self.batch { database.set("\(prefix)-\(round)-\(i)", [try encoder.encode(notes[i])]) }
                 }
             })
     }
