@@ -62,7 +62,7 @@ extension DiskLRUCache {
         {
             let start = bytes.count
             let header = inlineLimit == nil ? 0 : PackedRecord.headerSize(valueCount: valueCount)
-            bytes.append(contentsOf: repeatElement(0, count: header))
+            for _ in 0..<header { bytes.append(0) }
             let key: String
             let lengths: SlotLengths
             do {

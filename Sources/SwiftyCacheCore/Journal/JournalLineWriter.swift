@@ -50,24 +50,36 @@ struct JournalLineWriter {
         write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// `value` in decimal (`0` for anything below 1), at most 19 digits.
+    /// `value` in decimal (`0` for anything below 1), at most 19 digits, two at a time.
     mutating func writeDecimal(_ value: Int) {
         guard value > 0 else { return write(UInt8(ascii: "0")) }
-        var digits = 0
-        var rest = value
-        while rest > 0 {
+        var digits = 1
+        var power = 10
+        while digits < 19, value >= power {
             digits += 1
-            rest /= 10
+            power = power &* 10
         }
         guard claim(digits) else { return }
-        rest = value
+        var rest = value
         var index = count + digits
-        while rest > 0 {
-            index -= 1
-            room[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
+        while rest >= 100 {
+            let (quotient, pair) = rest.quotientAndRemainder(dividingBy: 100)
+            index -= 2
+            writePair(pair, at: index)
+            rest = quotient
+        }
+        if rest >= 10 {
+            writePair(rest, at: index - 2)
+        } else {
+            room[index - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
         }
         count += digits
+    }
+
+    /// The two digits of `pair` (below 100) at `index`.
+    private func writePair(_ pair: Int, at index: Int) {
+        room[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair / 10)
+        room[index + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: pair % 10)
     }
 
     /// The eight lower-case hexadecimal digits of `value`.
