@@ -137,7 +137,7 @@ extension ObjectCache {
     /// value that fails goes to `onFailure` and is left out. Returns the batch, and for each of
     /// its entries the index it came from and its payload's size.
     ///
-    /// - Complexity: O(values and their encoded bytes).
+    /// - Complexity: O(values and their encoded bytes), held in one buffer until written.
     ///
     /// Not inlinable: the value's type is `append`'s business, specialized where it is made.
     @usableFromInline
@@ -149,8 +149,10 @@ extension ObjectCache {
         var batch = disk.makeEncodedBatch()
         var encoded: [(index: Int, cost: Int)] = []
         encoded.reserveCapacity(indices.count)
-        // Room for small values' (a few hundred bytes each) without growing.
-        batch.reserveCapacity(indices.count &* 512)
+        // Room for small values (a few hundred bytes each) without growing, up to 1 MiB: past it
+        // the buffer grows as an array does, so that a batch of tiny values reserves no more
+        // than it fills.
+        batch.reserveCapacity(Swift.min(indices.count, 2_048) * 512)
         for index in indices {
             do {
                 var cost = 0

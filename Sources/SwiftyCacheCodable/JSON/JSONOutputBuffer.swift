@@ -33,7 +33,7 @@ struct JSONOutputBuffer: ~Copyable {
         let (doubled, overflow) = capacity.multipliedReportingOverflow(by: 2)
         let newCapacity = overflow ? minimum : max(doubled, minimum)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
+        newBase.initialize(from: base, count: count)
         base.deallocate()
         base = newBase
         capacity = newCapacity
@@ -63,7 +63,7 @@ struct JSONOutputBuffer: ~Copyable {
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
-        (base + count).update(from: source, count: bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
         count += bytes.count
     }
 

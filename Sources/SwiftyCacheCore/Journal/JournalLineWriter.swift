@@ -42,7 +42,7 @@ struct JournalLineWriter {
 
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard claim(bytes.count), let source = bytes.baseAddress, let base = room.baseAddress else { return }
-        (base + count).update(from: source, count: bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
         count += bytes.count
     }
 
