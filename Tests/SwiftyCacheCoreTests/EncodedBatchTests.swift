@@ -6,7 +6,7 @@ import Testing
 /// `EncodedBatch` and `write(_:entries:)`: entries written straight into one buffer by the layer
 /// above (the object cache's saves), committed as one batch of records that lie in it, or one
 /// entry at a time where there can be no records.
-@Suite struct EncodedBatchTests {
+@Suite(.tags(.addressSanitized)) struct EncodedBatchTests {
     let directory = TemporaryDirectory()
 
     func open(_ storage: DiskLRUCache.Storage = .packed, syncsWrites: Bool = false) throws -> DiskLRUCache {

@@ -1,11 +1,12 @@
 import Foundation
+import SwiftyCacheTestSupport
 import Testing
 
 @testable import SwiftyCacheCodable
 
 /// A cache's format keeps one encoding state between encodes (`JSONEncodingStateSlot`): what
 /// one encode leaves in it never reaches the next one's text.
-@Suite struct JSONStateReuseTests {
+@Suite(.tags(.concurrency, .addressSanitized)) struct JSONStateReuseTests {
     struct Note: Codable, Equatable, Sendable {
         var id: Int
         var title: String

@@ -1,10 +1,11 @@
+import SwiftyCacheTestSupport
 import Testing
 
 @testable import SwiftyCacheCore
 
 /// Journal lines composed in place (`JournalLineWriter`): numbers as `String(_:)` spells them,
 /// and never a byte past the room.
-@Suite struct JournalLineWriterTests {
+@Suite(.tags(.addressSanitized)) struct JournalLineWriterTests {
     static func written(_ body: (inout JournalLineWriter) -> Void, room: Int = 64) -> (String, Bool) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
             var line = JournalLineWriter(buffer)
