@@ -72,6 +72,15 @@ package struct LRUDictionary<Key: Hashable, Value> {
     @inlinable
     package func value(at index: Int) -> Value? { values[index] }
 
+    /// What `body` reads of the value at `index`, in place (`nil` for a free slot): a field or
+    /// two of a large value without copying it, and so without retaining what it holds.
+    @inlinable
+    package func withValue<R>(at index: Int, _ body: (Value) -> R) -> R? {
+        guard values.indices.contains(index) else { return nil }
+        // Through the buffer's addressor: `Array`'s getter would hand over a copy.
+        return values.withUnsafeBufferPointer { $0[index].map(body) }
+    }
+
     /// The `hashValue` of the key at `index`, as it was handed in when the entry was inserted
     /// (meaningless for a free slot), so that a caller can find the entry again without hashing.
     @inlinable
@@ -160,9 +169,9 @@ package struct LRUDictionary<Key: Hashable, Value> {
         guard links[index].isLive, keys[index] != nil else { return nil }
         unlink(index)
         table.remove(slot: index)
-        let value = values[index]
+        // Moved out, not copied: the slot's value is not retained only to be released.
+        let value = values[index].take()
         keys[index] = nil
-        values[index] = nil
         links[index].isLive = false
         free.append(index)
         return value

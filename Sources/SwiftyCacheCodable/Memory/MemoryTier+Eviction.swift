@@ -50,16 +50,18 @@ extension MemoryTier {
     /// Evicts the value at `index`, or hands it over to be saved first if it is unsaved.
     @inlinable
     mutating func take(_ index: Int, mustSave: inout [PendingSave], removed: inout Int, freed: inout Int) {
-        guard let key = items.key(at: index), let item = items.value(at: index) else { return }
-        if item.isUnsaved {
+        // Read in place: a saved value is only removed, never copied.
+        guard let isUnsaved = items.withValue(at: index, { $0.isUnsaved }) else { return }
+        if isUnsaved {
+            guard let key = items.key(at: index), let item = items.value(at: index) else { return }
             mustSave.append(
                 PendingSave(
                     key: key, hash: items.hash(at: index), value: item.value, version: item.version,
                     expires: item.expires))
-        } else {
-            freed += item.cost
+        } else if let gone = items.remove(at: index) {
+            freed += gone.cost
             removed += 1
-            if let gone = items.remove(at: index) { totalCost -= gone.cost }
+            totalCost -= gone.cost
             statistics.memoryEvictions += 1
         }
     }

@@ -197,7 +197,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
             value: value, isUnsaved: isUnsaved, version: version, cost: isUnsaved ? 0 : cost, expires: expires,
             created: created)
         if let index = items.index(of: key, hash: hash) {
-            totalCost -= items.value(at: index)?.cost ?? 0
+            totalCost -= items.withValue(at: index) { $0.cost } ?? 0
             items.update(at: index) { $0 = item }
             items.touch(index)
         } else {
@@ -253,8 +253,8 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// - Complexity: O(1).
     @inlinable
     func holdsUnsaved(_ key: Key, hash: Int, version: UInt64) -> Bool {
-        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index) else { return false }
-        return item.isUnsaved && item.version == version
+        guard let index = items.index(of: key, hash: hash) else { return false }
+        return items.withValue(at: index) { $0.isUnsaved && $0.version == version } ?? false
     }
 
     /// Marks a value saved if it is still the version that was written.
@@ -266,11 +266,12 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// ``markSaved(_:version:cost:)`` given the key's `hashValue`.
     @inlinable
     mutating func markSaved(_ key: Key, hash: Int, version: UInt64, cost: Int) {
-        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index), item.version == version
+        guard let index = items.index(of: key, hash: hash),
+            let oldCost = items.withValue(at: index, { $0.version == version ? $0.cost : nil }) ?? nil
         else {
             return
         }
-        totalCost += cost - item.cost
+        totalCost += cost - oldCost
         items.update(at: index) {
             $0.isUnsaved = false
             $0.cost = cost
@@ -301,7 +302,7 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// ``removeIfSaved(_:)`` given the key's `hashValue`.
     @inlinable
     mutating func removeIfSaved(_ key: Key, hash: Int) -> Bool {
-        guard let index = items.index(of: key, hash: hash), let item = items.value(at: index), !item.isUnsaved else {
+        guard let index = items.index(of: key, hash: hash), items.withValue(at: index, { !$0.isUnsaved }) == true else {
             return false
         }
         totalCost -= items.remove(at: index)?.cost ?? 0

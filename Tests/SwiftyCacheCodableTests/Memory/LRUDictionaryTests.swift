@@ -43,6 +43,20 @@ import Testing
         #expect(dictionary.indicesInStorageOrder == [indices[0], indices[2], reused, indices[4]])
     }
 
+    @Test func aValueIsReadInPlaceAndMovedOutWhenRemoved() {
+        var dictionary = LRUDictionary<String, [Int]>()
+        let a = dictionary.insert([1, 2, 3], forKey: "a")
+        let b = dictionary.insert([4], forKey: "b")
+        #expect(dictionary.withValue(at: a) { $0.count } == 3)
+        #expect(dictionary.withValue(at: b) { $0.first } == 4)
+        #expect(dictionary.withValue(at: 99) { $0.count } == nil)  // beyond the slots
+        #expect(dictionary.remove(at: a) == [1, 2, 3])
+        #expect(dictionary.withValue(at: a) { $0.count } == nil)  // a free slot
+        #expect(dictionary.remove(at: a) == nil)
+        #expect(dictionary.value(at: b) == [4])
+        #expect(dictionary.invariantViolation() == nil)
+    }
+
     @Test func aBrokenLRUListIsCaught() {
         var dictionary = LRUDictionary<String, Int>()
         let a = dictionary.insert(1, forKey: "a")
