@@ -58,8 +58,7 @@ extension ObjectCache {
     /// - Complexity: O(key length).
     @inlinable
     func stripeIndex(for engineKey: String) -> Int {
-        var engineKey = engineKey
-        let mixed = engineKey.withUTF8 { utf8 -> UInt64 in
+        let mixed = engineKey.withUTF8Bytes { utf8 -> UInt64 in
             let bytes = UnsafeRawBufferPointer(utf8)
             var hash = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
             var index = 0

@@ -1,3 +1,5 @@
+import SwiftyCacheCore
+
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -26,8 +28,7 @@ enum KeyCoding {
     /// `s:` followed by the UTF-8 of `string`.
     @usableFromInline
     static func taggedBytes(of string: String) -> Data {
-        var string = string
-        return string.withUTF8 { utf8 in
+        return string.withUTF8Bytes { utf8 in
             var data = Data(count: utf8.count + 2)
             data.withUnsafeMutableBytes { buffer in
                 buffer[0] = UInt8(ascii: "s")

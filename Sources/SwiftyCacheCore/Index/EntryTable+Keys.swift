@@ -10,8 +10,7 @@ extension EntryTable {
     ///
     /// - Complexity: O(1) expected: one hash of the key, one probe.
     func lookUp(_ key: String) -> (index: Int?, tag: UInt32) {
-        var key = key
-        return key.withUTF8 { bytes in
+        return key.withUTF8Bytes { bytes in
             let tag = tag(of: bytes)
             return (index(ofKey: bytes, tag: tag), tag)
         }
@@ -19,8 +18,7 @@ extension EntryTable {
 
     /// ``indexInsertingIfAbsent(key:valueCount:)`` for a key whose tag ``lookUp(_:)`` gave.
     mutating func indexInsertingIfAbsent(key: String, tag: UInt32, valueCount: Int) -> (index: Int, isNew: Bool) {
-        var key = key
-        return key.withUTF8 { indexInsertingIfAbsent(key: $0, tag: tag, valueCount: valueCount) }
+        return key.withUTF8Bytes { indexInsertingIfAbsent(key: $0, tag: tag, valueCount: valueCount) }
     }
 
     /// The length in bytes of the key of the entry at `index`.

@@ -76,8 +76,7 @@ struct EntryTable {
     }
 
     func index(of key: String) -> Int? {
-        var key = key
-        return key.withUTF8 { index(ofKey: $0) }
+        return key.withUTF8Bytes { index(ofKey: $0) }
     }
 
     /// The index of the entry whose key has these bytes, or `nil`.
@@ -182,8 +181,7 @@ struct EntryTable {
 
     /// Inserts a new entry as the most recently used one and returns its index.
     mutating func insert(key: String, valueCount: Int) -> Int {
-        var key = key
-        return key.withUTF8 { bytes in
+        return key.withUTF8Bytes { bytes in
             buckets.makeRoomForOneMore()
             let index = place(key: bytes, inline: InlineKey(bytes), valueCount: valueCount)
             buckets.insert(index, tag: tag(of: bytes))
@@ -194,8 +192,7 @@ struct EntryTable {
     /// The index of `key`'s entry, inserting a new one (as the most recently used) if there is
     /// none, with one hash lookup.
     mutating func indexInsertingIfAbsent(key: String, valueCount: Int) -> Int {
-        var key = key
-        return key.withUTF8 { indexInsertingIfAbsent(key: $0, valueCount: valueCount).index }
+        return key.withUTF8Bytes { indexInsertingIfAbsent(key: $0, valueCount: valueCount).index }
     }
 
     /// The index of the entry whose key has these bytes, inserting a new one (as the most
@@ -228,8 +225,7 @@ struct EntryTable {
     /// one probe of the hash table. Returns `false`, changing nothing, if the key is already in
     /// the table: a damaged or forged index, which the loader then discards.
     mutating func appendCommitted(key: String, lengths: SlotLengths, location: ValueLocation) -> Bool {
-        var key = key
-        return key.withUTF8 { appendCommitted(key: $0, lengths: lengths, location: location) }
+        return key.withUTF8Bytes { appendCommitted(key: $0, lengths: lengths, location: location) }
     }
 
     mutating func appendCommitted(

@@ -25,8 +25,7 @@ enum JournalLineCheck {
     }
 
     static func tag(of key: String) -> UInt32 {
-        var key = key
-        return key.withUTF8 { tag(of: UnsafeRawBufferPointer($0)) }
+        return key.withUTF8Bytes { tag(of: UnsafeRawBufferPointer($0)) }
     }
 
     /// The checksum of a line's bytes before its check.

@@ -58,8 +58,7 @@ enum PackedRecord {
     /// XXH64 of the key's bytes (seed 0): the seed of its records' checksums, and the key's tag
     /// in journal lines (``JournalLineCheck/tag(of:)-(String)``, its low 32 bits).
     static func keyHash(_ key: String) -> UInt64 {
-        var key = key
-        return key.withUTF8 { XXHash64.hash(UnsafeRawBufferPointer($0)) }
+        return key.withUTF8Bytes { XXHash64.hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// Builds the record of `key` with `lengths`; `inlineValue(slot)` gives each inline slot's
