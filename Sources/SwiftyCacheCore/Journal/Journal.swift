@@ -138,9 +138,8 @@ package enum Journal {
     /// Whether `key` matches `[a-z0-9_-]{1,120}`, the keys the API accepts. The journal may
     /// hold wider keys, written by the Java library (see ``JournalParser``).
     static func isValidKey(_ key: String) -> Bool {
-        var key = key
-        return key.withUTF8 { bytes in
-            bytes.count > 0 && bytes.count <= maximumKeyLength && bytes.allSatisfy(isKeyByte)
+        return key.withUTF8Bytes { bytes in
+            bytes.count > 0 && bytes.count <= maximumKeyLength && areKeyBytes(bytes)
         }
     }
 
@@ -149,10 +148,44 @@ package enum Journal {
     /// way `key.N` names a file inside the cache directory.
     static func isReadableKey(_ key: String) -> Bool {
         if isValidKey(key) { return true }
-        var key = key
-        return key.withUTF8 { bytes in
+        return key.withUTF8Bytes { bytes in
             bytes.count <= JournalParser.keyAllowance && CacheFileName.isReplayableKey(bytes[...])
         }
+    }
+
+    /// Whether every byte is one of `a`–`z`, `0`–`9`, `_` and `-`: eight bytes at a time, then
+    /// byte by byte (``isKeyByte(_:)``).
+    ///
+    /// - Complexity: O(n), about three instructions per byte.
+    static func areKeyBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            while bytes.count - index >= 8 {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                guard areKeyBytes(word) else { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            guard isKeyByte(bytes[index]) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether all eight bytes of `word` are key bytes. Each range test adds to bytes below
+    /// 0x80 (checked first), so no byte carries into the next, and sets the byte's high bit
+    /// exactly when the byte is in the range.
+    @inline(__always)
+    static func areKeyBytes(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs = ones &* 0x80
+        guard word & highs == 0 else { return false }
+        /// High bit of each byte of `word` in `low...high` (both below 0x80).
+        func inRange(_ low: UInt64, _ high: UInt64) -> UInt64 {
+            (word &+ ones &* (0x80 - low)) & ~(word &+ ones &* (0x7F - high)) & highs
+        }
+        return inRange(0x61, 0x7A) | inRange(0x30, 0x39) | inRange(0x2D, 0x2D) | inRange(0x5F, 0x5F) == highs
     }
 
     /// Whether `byte` is one of `a`–`z`, `0`–`9`, `_` and `-`: one bit test in a 128-bit mask,
@@ -226,8 +259,7 @@ package enum Journal {
     package static func appendLine(
         _ operation: Operation, key: String, format: Format = .files, to buffer: inout [UInt8]
     ) {
-        var key = key
-        key.withUTF8 { appendLine(operation, key: $0, format: format, to: &buffer) }
+        key.withUTF8Bytes { appendLine(operation, key: $0, format: format, to: &buffer) }
     }
 
     /// ``appendLine(_:key:format:to:)`` for a key given as its bytes (the index's, in place).

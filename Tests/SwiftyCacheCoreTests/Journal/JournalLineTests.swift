@@ -94,4 +94,26 @@ import Testing
         #expect(!Journal.isValidKey("a.b"))
         #expect(!Journal.isValidKey(""))
     }
+
+    @Test func theWordAtATimeKeyCheckAgreesWithTheByteCheckAtEveryPosition() {
+        // Every byte at every position of keys one to three words long (and a tail), among
+        // neighbours at the edges of the ranges, so that a carry or a borrow between bytes shows.
+        for length in [1, 7, 8, 9, 16, 23, 24, 33] {
+            for position in Set([0, length / 2, length - 1]) {
+                for neighbour in [UInt8(ascii: "-"), UInt8(ascii: "0"), UInt8(ascii: "9"), UInt8(ascii: "_")]
+                    + [UInt8(ascii: "a"), UInt8(ascii: "z")]
+                {
+                    var key = [UInt8](repeating: neighbour, count: length)
+                    for byte in 0...255 {
+                        key[position] = UInt8(byte)
+                        let expected = key.allSatisfy(Journal.isKeyByte)
+                        #expect(key.withUnsafeBufferPointer(Journal.areKeyBytes) == expected, "\(key)")
+                    }
+                }
+            }
+        }
+        #expect(Journal.isValidKey(String(repeating: "a-z_0-9", count: 17)))  // 119 bytes
+        #expect(!Journal.isValidKey(String(repeating: "a", count: 121)))
+        #expect(!Journal.isValidKey(String(repeating: "a", count: 40) + "é"))
+    }
 }
