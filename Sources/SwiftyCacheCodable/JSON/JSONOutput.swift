@@ -1,3 +1,5 @@
+import SwiftyCacheCore
+
 /// Appending JSON's scalars to the encoder's output: the one place that knows how a string is
 /// escaped and how a number is spelled.
 extension JSONOutputBuffer {
@@ -8,20 +10,21 @@ extension JSONOutputBuffer {
 
     /// Appends the UTF-8 of `string` as it is.
     mutating func appendUTF8(of string: String) {
-        var string = string
-        string.withUTF8 { append(contentsOf: $0) }
+        string.withUTF8Bytes { append(contentsOf: $0) }
     }
 
     /// Appends `string` as a quoted JSON string. Quotation marks, reverse solidi and control
     /// characters are escaped, and solidi too when `escapesSlashes` (Foundation's default).
+    /// The common case, nothing to escape, is one scan, one reservation and one copy.
     mutating func appendJSONString(_ string: String, escapesSlashes: Bool) {
-        var string = string
-        string.withUTF8 { utf8 in
-            // Room for the common case, a string with nothing to escape, before anything.
-            reserve(utf8.count + 2)
-            append(UInt8(ascii: "\""))
-            appendJSONEscaped(utf8, escapesSlashes: escapesSlashes)
-            append(UInt8(ascii: "\""))
+        string.withUTF8Bytes { utf8 in
+            if plainRunEnd(utf8, from: 0, escapesSlashes: escapesSlashes) == utf8.count {
+                appendQuoted(utf8)
+            } else {
+                append(UInt8(ascii: "\""))
+                appendJSONEscaped(utf8, escapesSlashes: escapesSlashes)
+                append(UInt8(ascii: "\""))
+            }
         }
     }
 

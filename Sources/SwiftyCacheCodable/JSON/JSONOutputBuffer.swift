@@ -67,6 +67,15 @@ struct JSONOutputBuffer: ~Copyable {
         count += bytes.count
     }
 
+    /// Appends `bytes` between two quotation marks, with one capacity check.
+    mutating func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count + 2)
+        base[count] = UInt8(ascii: "\"")
+        if let source = bytes.baseAddress { (base + count + 1).initialize(from: source, count: bytes.count) }
+        count += bytes.count + 2
+        base[count - 1] = UInt8(ascii: "\"")
+    }
+
     /// Calls `body` with `length` bytes of room at the end and keeps what it reports it wrote
     /// (at most `length`): for text written back to front, such as an integer's digits.
     mutating func appendWriting(
