@@ -59,6 +59,15 @@ extension JSONEncodingState {
     /// Writes a `Double` or `Float`; infinities and NaN as the non-conforming strategy says.
     func writeFloat<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F, key: (any CodingKey)?) throws {
         if value.isFinite {
+            // An integral `Double` below 2⁵³ in magnitude is spelled as its integer's digits
+            // (`description` less its ".0"): written without the search for the shortest
+            // digits (a `Date` of whole seconds, a count kept as a `Double`). −0 keeps its sign.
+            if F.self == Double.self, value.magnitude < 0x1p53, value == value.rounded(.towardZero),
+                value != 0 || value.sign == .plus
+            {
+                bytes.appendJSONInteger(Int(value))
+                return
+            }
             bytes.appendJSONNumber(value.description)
             return
         }
