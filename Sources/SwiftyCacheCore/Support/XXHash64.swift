@@ -25,7 +25,7 @@ package enum XXHash64 {
             var v2 = seed &+ prime2
             var v3 = seed
             var v4 = seed &- prime1
-            while count - index >= 32 {
+            while count &- index >= 32 {
                 v1 = round(v1, read64(base, index))
                 v2 = round(v2, read64(base, index &+ 8))
                 v3 = round(v3, read64(base, index &+ 16))
@@ -48,12 +48,12 @@ package enum XXHash64 {
         var hash = start &+ UInt64(truncatingIfNeeded: length)
         var index = from
         if let base {
-            while end - index >= 8 {
+            while end &- index >= 8 {
                 hash ^= round(0, read64(base, index))
                 hash = rotate(hash, 27) &* prime1 &+ prime4
                 index &+= 8
             }
-            if end - index >= 4 {
+            if end &- index >= 4 {
                 hash ^=
                     UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt32.self))) &* prime1
                 hash = rotate(hash, 23) &* prime2 &+ prime3
