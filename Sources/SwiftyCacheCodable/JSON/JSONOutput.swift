@@ -51,17 +51,27 @@ extension JSONOutputBuffer {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             let slash = escapesSlashes ? ones &* 0x2F : ones &* 0x22
-            while index + 8 <= utf8.count {
-                // Byte `i` of the text is byte `i` of the word on any machine, so the lowest flag
-                // is the first byte to escape (each test flags its first byte exactly).
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                // A byte below 0x20, or equal to `"`, `\` or (when escaped) `/`, sets its high bit.
-                let control = (word &- ones &* 0x20) & ~word
-                let flags =
-                    (control | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C))
-                        | hasZeroByte(word ^ slash)) & highs
-                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
-                index += 8
+            // Byte `i` of the text is byte `i` of the word on any machine, so the lowest flag is
+            // the first byte to escape (each test flags its first byte exactly). A byte below
+            // 0x20, or equal to `"`, `\` or (when escaped) `/`, sets its high bit.
+            func flags(_ word: UInt64) -> UInt64 {
+                ((word &- ones &* 0x20) & ~word | hasZeroByte(word ^ (ones &* 0x22))
+                    | hasZeroByte(word ^ (ones &* 0x5C)) | hasZeroByte(word ^ slash)) & highs
+            }
+            // Two words a step while sixteen bytes remain: one branch for both.
+            while utf8.count &- index >= 16 {
+                let first = flags(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                let second = flags(
+                    UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index &+ 8, as: UInt64.self)))
+                if first | second != 0 {
+                    return index &+ (first != 0 ? first.trailingZeroBitCount : 64 &+ second.trailingZeroBitCount) >> 3
+                }
+                index &+= 16
+            }
+            while utf8.count &- index >= 8 {
+                let found = flags(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                if found != 0 { return index &+ found.trailingZeroBitCount >> 3 }
+                index &+= 8
             }
         }
         while index < utf8.count {
