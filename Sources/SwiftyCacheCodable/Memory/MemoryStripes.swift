@@ -338,9 +338,10 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             let excessCount = totals.count.load(ordering: .relaxed) - countLimit - mustSave.count
             let excessBytes = byteLimit.map { totals.cost.load(ordering: .relaxed) - $0 } ?? 0
             guard excessCount > 0 || excessBytes > 0 else { break }
-            mustSave += withLock(stripe: (first + offset) % stripes.count) {
+            let handedBack = withLock(stripe: (first + offset) % stripes.count) {
                 $0.evict(count: max(0, excessCount), bytes: max(0, excessBytes))
             }
+            if !handedBack.isEmpty { mustSave += handedBack }
         }
         return mustSave
     }
