@@ -112,14 +112,15 @@ extension DiskLRUCache {
     /// - Complexity: O(entries), one `write` of the records and one of the journal.
     package func write(_ batch: EncodedBatch, entries indices: [Int]) throws {
         var keyBytes = 0
+        // The entries' fields read in place: an entry copied whole would retain its key.
         for index in indices {
-            let entry = batch.entries[index]
-            try validate(entry.key, operation: .writeBatch)
-            guard entry.lengths.count == valueCount else {
+            try validate(batch.entries[index].key, operation: .writeBatch)
+            guard batch.entries[index].lengths.count == valueCount else {
                 throw CacheError.wrongValueCount(
-                    expected: valueCount, got: entry.lengths.count, key: entry.key, operation: .writeBatch)
+                    expected: valueCount, got: batch.entries[index].lengths.count, key: batch.entries[index].key,
+                    operation: .writeBatch)
             }
-            keyBytes += entry.key.utf8.count
+            keyBytes += batch.entries[index].key.utf8.count
         }
         guard !indices.isEmpty else { return }
         if batch.holdsRecords, storage.recordStorage != nil {

@@ -2,18 +2,28 @@
 /// records, one `BATCH` journal line (replayed all or nothing), one sync with `syncsWrites`.
 extension CacheState {
     /// One change of a batch, its record (for a set) built outside the lock: a range of the
-    /// batch's buffer of records.
-    enum BatchMember {
-        /// `tag`: the key's tag in journal lines when the caller knows it (from the record's
-        /// seal), `nil` to compute it.
-        case set(key: String, lengths: SlotLengths, record: Range<Int>, tag: UInt32?)
-        case remove(key: String)
-
-        var key: String {
-            switch self {
-            case .set(let key, _, _, _), .remove(let key): key
-            }
+    /// batch's buffer of records. A struct rather than an enum with payloads, so that reading
+    /// a member's key or its set in place copies nothing else.
+    struct BatchMember {
+        /// What a set writes. `tag`: the key's tag in journal lines when the caller knows it
+        /// (from the record's seal), `nil` to compute it.
+        struct Write {
+            let lengths: SlotLengths
+            let record: Range<Int>
+            let tag: UInt32?
         }
+
+        let key: String
+        /// The set, `nil` for a removal.
+        let write: Write?
+
+        /// A set of `key`: `lengths`, its record at `record` of the batch's buffer.
+        static func set(key: String, lengths: SlotLengths, record: Range<Int>, tag: UInt32?) -> BatchMember {
+            BatchMember(key: key, write: Write(lengths: lengths, record: record, tag: tag))
+        }
+
+        /// A removal of `key`.
+        static func remove(key: String) -> BatchMember { BatchMember(key: key, write: nil) }
     }
 
     /// Commits `members` in order as one unit (their records built into `recordBytes`, each
@@ -36,14 +46,16 @@ extension CacheState {
         // Each key hashed once: its entry as the batch found it, and its tag for an insertion.
         var found: [(index: Int?, tag: UInt32)] = []
         found.reserveCapacity(members.count)
-        for member in members {
-            try checkWritable(key: member.key, operation: .writeBatch)
-            let lookUp = table.lookUp(member.key)
+        for position in members.indices {
+            try checkWritable(key: members[position].key, operation: .writeBatch)
+            let lookUp = table.lookUp(members[position].key)
             found.append(lookUp)
             guard let index = lookUp.index else { continue }
             let entry = table[index]
-            if entry.isBeingEdited { throw CacheError.editInProgress(key: member.key, operation: .writeBatch) }
-            if case .set = member, entry.isReadable,
+            if entry.isBeingEdited {
+                throw CacheError.editInProgress(key: members[position].key, operation: .writeBatch)
+            }
+            if members[position].write != nil, entry.isReadable,
                 storage.keepsFiles(location: entry.location, lengths: entry.lengths)
             {
                 return false
@@ -63,10 +75,7 @@ extension CacheState {
             }
         }
         if rebuilds { found = members.map { table.lookUp($0.key) } }
-        let appended = members.map { member in
-            if case .set(let key, _, let record, _) = member { return BatchRecord(key: key, record: record) }
-            return BatchRecord(key: member.key, record: nil)
-        }
+        let appended = members.map { BatchRecord(key: $0.key, record: $0.write?.record) }
         var locations: [ValueLocation] = []
         do {
             locations = try packed.appendBatch(appended, records: recordBytes)
@@ -87,9 +96,10 @@ extension CacheState {
         // The records' bytes, accounted for in one hold of the storage's lock after the loop.
         var accounted: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)] = []
         accounted.reserveCapacity(members.count)
-        for (position, member) in members.enumerated() {
-            switch member {
-            case .set(let key, let lengths, let record, let tag):
+        for position in members.indices {
+            let key = members[position].key
+            if let write = members[position].write {
+                let (lengths, record, tag) = (write.lengths, write.record, write.tag)
                 guard let location = nextLocation.next() else {
                     packed.noteCommitted(accounted)
                     throw CacheError.packedInvariant(key: key, slot: 0)
@@ -116,7 +126,7 @@ extension CacheState {
                 if !removed.isEmpty { removed.remove(key) }
                 lines.append(
                     Journal.Member(operation: .clean(lengths: lengths, location: location), key: key, tag: tag))
-            case .remove(let key):
+            } else {
                 guard let index = found[position].index ?? table.index(of: key), table[index].isReadable else {
                     continue
                 }
