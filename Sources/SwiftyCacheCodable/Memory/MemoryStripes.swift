@@ -294,7 +294,11 @@ struct MemoryStripes<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Every unsaved value, each stripe's oldest first.
     @inlinable
-    var unsaved: [MemoryTier<Key, Value>.PendingSave] { flatMap { $0.unsaved } }
+    var unsaved: [MemoryTier<Key, Value>.PendingSave] {
+        var result: [MemoryTier<Key, Value>.PendingSave] = []
+        for stripe in stripes { stripe.inspect { $0.appendUnsaved(to: &result) } }
+        return result
+    }
 
     /// The values in memory.
     var count: Int { stripes.reduce(0) { $0 + $1.inspect { $0.count } } }

@@ -329,10 +329,22 @@ struct MemoryTier<Key: Hashable & Sendable, Value: Sendable>: ~Copyable, Sendabl
     /// - Complexity: O(n) in the values in memory.
     @inlinable
     var unsaved: [PendingSave] {
-        items.indicesInLRUOrder.compactMap { index in
-            guard let key = items.key(at: index), let item = items.value(at: index), item.isUnsaved else { return nil }
-            return PendingSave(
-                key: key, hash: items.hash(at: index), value: item.value, version: item.version, expires: item.expires)
+        var result: [PendingSave] = []
+        appendUnsaved(to: &result)
+        return result
+    }
+
+    /// Appends every unsaved value, oldest first, to `result`: the stripes of a tier fill one
+    /// array, none copied from one of its own.
+    /// - Complexity: O(n) in the values in memory.
+    @inlinable
+    func appendUnsaved(to result: inout [PendingSave]) {
+        for index in items.indicesInLRUOrder {
+            guard let key = items.key(at: index), let item = items.value(at: index), item.isUnsaved else { continue }
+            result.append(
+                PendingSave(
+                    key: key, hash: items.hash(at: index), value: item.value, version: item.version,
+                    expires: item.expires))
         }
     }
 
