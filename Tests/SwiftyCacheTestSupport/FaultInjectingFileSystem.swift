@@ -20,6 +20,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         var injectedFaults = 0
         var callsByName: [String: Int] = [:]
         var writeHold: (threshold: Int, hold: CallHold)?
+        var shortWrite: (threshold: Int, kept: Int, errno: Int32)?
+        var failsNextWrite: Int32?
         var unlinkHold: (pathSubstring: String, hold: CallHold)?
         var readHold: (sizes: Range<Int>, hold: CallHold)?
         var pageCache = PageCache.unknown
@@ -72,6 +74,13 @@ package final class FaultInjectingFileSystem: FileSystem {
         let hold = CallHold()
         plan.withLock { $0.writeHold = (bytes, hold) }
         return hold
+    }
+
+    /// Writes only the first `kept` bytes of the next `write` of more than `bytes` bytes (a
+    /// short write, as a disk filling up makes) and fails the `write` that follows with
+    /// `errno`: the file keeps a torn piece of what the caller meant to write.
+    package func shortenNextWrite(largerThan bytes: Int, keeping kept: Int, thenFailingWith errno: Int32) {
+        plan.withLock { $0.shortWrite = (bytes, kept, errno) }
     }
 
     /// Holds the next `read` into a buffer of a size in `sizes`, *after* it read, until the
@@ -170,7 +179,20 @@ package final class FaultInjectingFileSystem: FileSystem {
             throw SystemCallFailure(call: "write", errno: errno)
         }
         try check("write")
-        return try base.write(fd, buffer)
+        let short = plan.withLock { plan -> Int? in
+            if let errno = plan.failsNextWrite {
+                plan.failsNextWrite = nil
+                plan.injectedFaults += 1
+                return -Int(errno)
+            }
+            guard let (threshold, kept, errno) = plan.shortWrite, buffer.count > threshold else { return nil }
+            plan.shortWrite = nil
+            plan.failsNextWrite = errno
+            return min(kept, buffer.count)
+        }
+        guard let short else { return try base.write(fd, buffer) }
+        if short < 0 { throw SystemCallFailure(call: "write", errno: Int32(-short)) }
+        return try base.write(fd, UnsafeRawBufferPointer(rebasing: buffer[..<short]))
     }
     package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64)
         throws(SystemCallFailure)

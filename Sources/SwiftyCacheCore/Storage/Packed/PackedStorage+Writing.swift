@@ -265,9 +265,13 @@ extension PackedStorage {
         do {
             try fileSystem.writeAll(active.fd, bytes)
         } catch {
+            // A short write may have left part of the bytes, which end the log's scan: nothing
+            // more is appended to this segment (what follows them would never be read back
+            // after a crash). What the file holds past the last whole append is garbage.
             let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
             segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
-            segments.activeEnd = end
+            segments.active = nil
+            segments.isActiveUnsynced = false
             throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
         }
         if syncs {

@@ -71,6 +71,26 @@ import Testing
         #expect(again.count == 3)
     }
 
+    /// A short write leaves a torn record in the segment; a durable commit after it must not
+    /// be written past it, where the log's scan, which ends at the torn bytes, would never
+    /// find it once its journal line is lost.
+    @Test func aCommitAfterATornAppendIsReadBackFromTheLog() throws {
+        let fileSystem = FaultInjectingFileSystem()
+        let cache = try DiskLRUCache(
+            directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
+            options: DiskLRUCache.Options(syncsWrites: true, storage: .packed), fileSystem: fileSystem)
+        try cache.setData(pair("a"), forKey: "a")
+        let kept = try journalSize()
+        fileSystem.shortenNextWrite(largerThan: 16, keeping: 10, thenFailingWith: ENOSPC)
+        #expect(throws: CacheError.self) { try cache.setData(pair("b"), forKey: "b") }
+        try cache.setData(pair("c"), forKey: "c")
+        #expect(try cache.data(forKey: "c") == pair("c"))
+        let reopened = try reopenAfterCrash(cache, losingJournalAfter: kept)
+        #expect(try reopened.data(forKey: "a") == pair("a"))
+        #expect(try reopened.data(forKey: "b") == nil)
+        #expect(try reopened.data(forKey: "c") == pair("c"), "a durable commit lost past a torn record")
+    }
+
     @Test func aLineThatDidReachTheDiskWinsOverAnOlderRecordInTheLog() throws {
         let cache = try open()
         try cache.setData(pair("old"), forKey: "k")
