@@ -71,24 +71,47 @@ import Testing
         #expect(again.count == 3)
     }
 
-    /// A short write leaves a torn record in the segment; a durable commit after it must not
-    /// be written past it, where the log's scan, which ends at the torn bytes, would never
-    /// find it once its journal line is lost.
-    @Test func aCommitAfterATornAppendIsReadBackFromTheLog() throws {
+    /// A short write leaves a torn record in the segment; a durable commit after it (a set, a
+    /// set and a removal, a batch of both) must not be written past it, where the log's scan,
+    /// which ends at the torn bytes, would never find it. The power cut keeps of each file what
+    /// its last sync covered.
+    @Test(arguments: ["set", "set and removal", "batch"]) func aCommitAfterATornAppendSurvivesAPowerCut(
+        commits: String
+    ) throws {
         let fileSystem = FaultInjectingFileSystem()
+        fileSystem.recordSyncs()
         let cache = try DiskLRUCache(
             directory: directory.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
             options: DiskLRUCache.Options(syncsWrites: true, storage: .packed), fileSystem: fileSystem)
         try cache.setData(pair("a"), forKey: "a")
-        let kept = try journalSize()
+        try cache.setData(pair("d"), forKey: "d")
         fileSystem.shortenNextWrite(largerThan: 16, keeping: 10, thenFailingWith: ENOSPC)
         #expect(throws: CacheError.self) { try cache.setData(pair("b"), forKey: "b") }
-        try cache.setData(pair("c"), forKey: "c")
+        if commits == "batch" {
+            var batch = DiskLRUCache.WriteBatch()
+            batch.setData(pair("c"), forKey: "c")
+            batch.removeValue(forKey: "d")
+            try cache.write(batch)
+        } else {
+            try cache.setData(pair("c"), forKey: "c")
+            if commits == "set and removal" { #expect(try cache.removeValue(forKey: "d")) }
+        }
         #expect(try cache.data(forKey: "c") == pair("c"))
-        let reopened = try reopenAfterCrash(cache, losingJournalAfter: kept)
+        cache.simulateCrash()
+        let cut = TemporaryDirectory()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let source = directory.appending(name)
+            let size = fileSystem.syncedSize(ofFileAt: source.path(percentEncoded: false)) ?? 0
+            try Data(contentsOf: source).prefix(Int(size)).write(to: cut.appending(name))
+        }
+        let reopened = try DiskLRUCache(
+            directory: cut.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
+            options: DiskLRUCache.Options(syncsWrites: true, storage: .packed))
         #expect(try reopened.data(forKey: "a") == pair("a"))
         #expect(try reopened.data(forKey: "b") == nil)
         #expect(try reopened.data(forKey: "c") == pair("c"), "a durable commit lost past a torn record")
+        let removed = commits != "set"
+        #expect(try reopened.data(forKey: "d") == (removed ? nil : pair("d")), "a durable removal lost")
     }
 
     @Test func aLineThatDidReachTheDiskWinsOverAnOlderRecordInTheLog() throws {
