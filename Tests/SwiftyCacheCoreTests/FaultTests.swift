@@ -134,9 +134,10 @@ import Darwin
 }
 
 /// A packed commit has no `DIRTY` line: when its `CLEAN` line (or, with `syncsWrites`, the sync
-/// after it) fails, memory forgets the key while the journal on disk still names the old value.
-/// A removal of that key must not return until a repaired journal makes it true on disk (an
-/// outside power-cut run saw such a removal return and the old value come back).
+/// after it) fails, the entry goes back to the record it replaced, which the journal on disk
+/// still names. The broken journal's repair writes it again, with a `TAIL` line past the failed
+/// record; until then every call that needs the journal throws (an outside power-cut run once
+/// saw a removal return before the repair and the old value come back).
 @Suite struct FailedPackedCommitTests {
     let directory = TemporaryDirectory()
     let fileSystem = FaultInjectingFileSystem()
@@ -159,17 +160,54 @@ import Darwin
         // or an open after a crash would read it back.
         fileSystem.failCall(named: "write", occurrence: 2, errno: EIO)
         expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
-        #expect(try cache.strings("k") == nil)
+        #expect(try cache.strings("k") == ["old0", "old1"], "the failed set leaves the value it meant to replace")
         expectError(.journalUnavailable) { try cache.removeValue(forKey: "k") }
         expectError(.journalUnavailable) { try cache.evictAll() }
         expectError(.journalUnavailable) { try cache.set("other", "a", "b") }
+        #expect(try cache.strings("k") == ["old0", "old1"])
         fileSystem.heal()
-        #expect(try cache.removeValue(forKey: "k") == false)
+        #expect(try cache.removeValue(forKey: "k"))
         #expect(!cache.hasJournalErrors)
         // Killed now: the journal on disk agrees with what the calls returned.
         cache.simulateCrash()
         let reopened = try open(syncsWrites: syncsWrites)
         #expect(try reopened.strings("k") == nil)
         #expect(reopened.count == 0)
+    }
+
+    /// The failed set's record stays in the segment (with `syncsWrites`, durable in the log);
+    /// once the journal is repaired, a crash brings back the value the last set that returned
+    /// wrote, never the failed one and never nothing.
+    @Test(arguments: [false, true])
+    func aFailedCommitLeavesThePreviousValueThroughARepairAndACrash(syncsWrites: Bool) throws {
+        let cache = try open(syncsWrites: syncsWrites)
+        try cache.set("k", "old0", "old1")
+        fileSystem.failCall(named: "write", occurrence: 2, errno: EIO)
+        expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
+        fileSystem.heal()
+        #expect(try cache.strings("k") == ["old0", "old1"])
+        // The next write repairs the journal first.
+        try cache.set("other", "a", "b")
+        #expect(!cache.hasJournalErrors)
+        #expect(cache.size == 10)
+        cache.simulateCrash()
+        let reopened = try open(syncsWrites: syncsWrites)
+        #expect(try reopened.strings("k") == ["old0", "old1"])
+        #expect(try reopened.strings("other") == ["a", "b"])
+        #expect(reopened.count == 2)
+        // A batch whose line fails goes back the same way, a key it created is dropped.
+        fileSystem.failCall(named: "write", occurrence: 2, errno: EIO)
+        var batch = DiskLRUCache.WriteBatch()
+        batch.setData([Data("b0".utf8), Data("b1".utf8)], forKey: "k")
+        batch.setData([Data("n0".utf8), Data("n1".utf8)], forKey: "created")
+        expectError(.ioFailure) { try reopened.write(batch) }
+        fileSystem.heal()
+        #expect(try reopened.strings("k") == ["old0", "old1"])
+        #expect(try reopened.strings("created") == nil)
+        try reopened.close()
+        let again = try open(syncsWrites: syncsWrites)
+        #expect(try again.strings("k") == ["old0", "old1"])
+        #expect(try again.strings("created") == nil)
+        #expect(again.count == 2)
     }
 }

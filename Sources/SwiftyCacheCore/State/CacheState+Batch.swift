@@ -38,8 +38,8 @@ extension CacheState {
     ///
     /// - Throws: ``CacheError/Code/editInProgress`` when an editor holds one of the keys, with
     ///   nothing written; the errors of a commit. After a failure every key of the batch holds
-    ///   its previous value or, for a set whose line may have been written, is dropped: the
-    ///   journal is broken, and its repair writes what memory holds.
+    ///   its previous value (a key the batch created is dropped): the journal is broken, and
+    ///   its repair writes what memory holds (`CacheState+FailedCommit.swift`).
     /// - Complexity: O(members) plus one `write` of the records and one of the journal.
     mutating func commitBatch(_ members: [BatchMember], records recordBytes: [UInt8]) throws(CacheError) -> Bool {
         guard let packed = records, !members.isEmpty else { return false }
@@ -96,6 +96,9 @@ extension CacheState {
         // The records' bytes, accounted for in one hold of the storage's lock after the loop.
         var accounted: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)] = []
         accounted.reserveCapacity(members.count)
+        // Each set key's entry before the batch, to go back to if the journal fails.
+        var before: [(key: String, previous: PreviousValues?)] = []
+        var seen: Set<String> = []
         for position in members.indices {
             let key = members[position].key
             if let write = members[position].write {
@@ -113,6 +116,7 @@ extension CacheState {
                     isNew
                     ? nil
                     : table.readableLengths(index).map { CommittedValues(location: table.location(index), lengths: $0) }
+                if seen.insert(key).inserted { before.append((key, isNew ? nil : previousValues(at: index))) }
                 accounted.append((location, Int64(record.count), replaced))
                 let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
                 let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
@@ -147,7 +151,7 @@ extension CacheState {
         do {
             try journal.flush(operation: .writeBatch)
         } catch {
-            forgetBatch(committedKeys)
+            for (key, previous) in before { undoFailedCommit(key: key, previous: previous, announced: false) }
             throw error
         }
         for key in committedKeys { changes.record(key: key, kind: .committed) }
@@ -169,23 +173,15 @@ extension CacheState {
                 try journal.syncIfDurable(operation: .writeBatch, key: nil, includesDirectory: false)
             }
         } catch {
-            // Not known to be durable: forgotten, as a single commit's entry is.
-            forgetBatch(committedKeys.filter { !removed.contains($0) })
+            // Not known to be durable: back to what they held, as a single commit's entry.
+            for (key, previous) in before where !removed.contains(key) {
+                undoFailedCommit(key: key, previous: previous, announced: true)
+            }
             throw error
         }
         statistics.writeCount += committedKeys.count
         statistics.removeCount += removals.count
         noteLoggedCommit()
         return true
-    }
-
-    /// Forgets the entries a failed batch set: the journal broke with it, and its repair
-    /// writes the index without them.
-    private mutating func forgetBatch(_ keys: [String]) {
-        for key in Set(keys) {
-            guard let index = table.index(of: key) else { continue }
-            forgetEntryDeletingValues(index)
-            changes.record(key: key, kind: .removed)
-        }
     }
 }

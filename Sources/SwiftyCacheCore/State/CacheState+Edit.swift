@@ -132,6 +132,7 @@ extension CacheState {
         renamedFiles: Bool = true, isLogged: Bool = false
     ) throws(CacheError) {
         noteSupersededLine(replacing: replaced != nil || table[index].isDirtyJournaled)
+        let previous = replaced.map { PreviousValues(values: $0, sequenceNumber: table.sequenceNumber(index)) }
         table.setCommitted(index, lengths: lengths, location: location, sequenceNumber: nextSequenceNumber)
         nextSequenceNumber += 1
         table.touch(index)
@@ -143,9 +144,14 @@ extension CacheState {
         do {
             try journal.flush(operation: .commit, key: key)
         } catch {
-            // The journal holds DIRTY without CLEAN, so a reopen would delete this entry:
-            // forget it now too, so that memory and disk agree. The victims stay: the rebuild
-            // that repairs the journal writes them from memory.
+            // A packed record goes back to the one it replaced; anything else is forgotten (the
+            // journal may hold DIRTY without CLEAN, which a reopen deletes), so that memory and
+            // disk agree once the rebuild that repairs the journal writes memory. The victims
+            // stay: that rebuild writes them.
+            if let replaced, !storage.keepsFiles(location: replaced.location, lengths: replaced.lengths) {
+                undoFailedCommit(key: key, previous: previous, announced: false)
+                throw error
+            }
             if let replaced, !storage.deleteReplacedFiles(key: key, old: replaced, location: location, lengths: lengths)
             {
                 noteUndeletedFiles(of: key)
@@ -168,12 +174,12 @@ extension CacheState {
         do {
             if !isLogged { try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: renamedFiles) }
         } catch {
-            // Not known to be on stable storage: the caller is told, and the entry is forgotten
-            // so that it is not served as if it were. The failed sync broke the journal: the
-            // rebuild that repairs it writes the index without the entry, and until it succeeds
-            // every call that needs the journal throws.
-            forgetEntryDeletingValues(index)
-            changes.record(key: key, kind: .removed)
+            // Not known to be on stable storage: the caller is told, and the entry goes back to
+            // the packed record it replaced, or is forgotten, so that it is not served as if it
+            // were. The failed sync broke the journal: the rebuild that repairs it writes the
+            // index as memory holds it, and until it succeeds every call that needs the journal
+            // throws.
+            undoFailedCommit(key: key, previous: previous, announced: true)
             throw error
         }
         statistics.writeCount += 1

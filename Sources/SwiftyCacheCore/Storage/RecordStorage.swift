@@ -80,6 +80,9 @@ protocol RecordStorage: ValueStorage, AnyObject {
     /// Accounts for a record of `size` bytes at `location` that replaces `old` values.
     func noteCommitted(location: ValueLocation, size: Int64, replacing old: CommittedValues?)
 
+    /// The bytes of the record of an entry with `lengths` (its file slots outside it).
+    func recordSize(lengths: SlotLengths) -> Int64
+
     /// ``noteCommitted(location:size:replacing:)`` for each of a batch's records, in one lock
     /// hold.
     func noteCommitted(_ commits: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)])
