@@ -20,7 +20,7 @@ package final class FaultInjectingFileSystem: FileSystem {
         var injectedFaults = 0
         var callsByName: [String: Int] = [:]
         var writeHold: (threshold: Int, hold: CallHold)?
-        var shortWrite: (threshold: Int, kept: Int, errno: Int32)?
+        var shortWrite: (threshold: Int, skipped: Int, kept: Int?, errno: Int32)?
         var failsNextWrite: Int32?
         var unlinkHold: (pathSubstring: String, hold: CallHold)?
         var readHold: (sizes: Range<Int>, hold: CallHold)?
@@ -80,7 +80,13 @@ package final class FaultInjectingFileSystem: FileSystem {
     /// short write, as a disk filling up makes) and fails the `write` that follows with
     /// `errno`: the file keeps a torn piece of what the caller meant to write.
     package func shortenNextWrite(largerThan bytes: Int, keeping kept: Int, thenFailingWith errno: Int32) {
-        plan.withLock { $0.shortWrite = (bytes, kept, errno) }
+        plan.withLock { $0.shortWrite = (bytes, 0, kept, errno) }
+    }
+
+    /// Shortens the `occurrence`th `write` (1-based) counted from now to half its bytes (at
+    /// least one) and fails the `write` that follows with `errno`: a sweep's torn write.
+    package func shortenWrite(occurrence: Int, thenFailingWith errno: Int32) {
+        plan.withLock { $0.shortWrite = (0, occurrence - 1, nil, errno) }
     }
 
     /// Holds the next `read` into a buffer of a size in `sizes`, *after* it read, until the
@@ -185,10 +191,15 @@ package final class FaultInjectingFileSystem: FileSystem {
                 plan.injectedFaults += 1
                 return -Int(errno)
             }
-            guard let (threshold, kept, errno) = plan.shortWrite, buffer.count > threshold else { return nil }
+            guard let (threshold, skipped, kept, errno) = plan.shortWrite, buffer.count > threshold else { return nil }
+            guard skipped == 0 else {
+                plan.shortWrite?.skipped = skipped - 1
+                return nil
+            }
             plan.shortWrite = nil
             plan.failsNextWrite = errno
-            return min(kept, buffer.count)
+            plan.injectedFaults += 1
+            return min(kept ?? max(1, buffer.count / 2), buffer.count)
         }
         guard let short else { return try base.write(fd, buffer) }
         if short < 0 { throw SystemCallFailure(call: "write", errno: Int32(-short)) }
