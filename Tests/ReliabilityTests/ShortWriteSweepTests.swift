@@ -10,11 +10,12 @@ import Darwin
 #endif
 
 extension Slow {
-    /// A disk filling up mid-write: the Nth `write` of a durable workload writes half its bytes
-    /// and the next one fails, for every N the workload reaches, then the power is cut (each
-    /// file keeps what its last sync covered). Every call that returned is durable: after the
-    /// cut each key holds what its last returned call left, or what a call that threw after it
-    /// meant to write, never an older value.
+    /// A disk filling up mid-write: the Nth `write` of a workload writes half its bytes and the
+    /// next one fails, for every N the workload reaches. Then, with `syncsWrites`, the power is
+    /// cut (each file keeps what its last sync covered); without, the process is killed (each
+    /// file keeps what was written). Every call that returned survives: each key holds what its
+    /// last returned call left, or what a call that threw after it meant to write, never an
+    /// older value.
     @Suite(.tags(.slow), .fullRunOnly) struct ShortWriteSweepTests {
         /// What a call meant for one key: a value, or nothing (a removal).
         struct Intent {
@@ -74,9 +75,9 @@ extension Slow {
             value.map { String(decoding: $0[0], as: UTF8.self) } ?? "nothing"
         }
 
-        @Test(arguments: [DiskLRUCache.Storage.files, .packed])
-        func everyReturnedCallSurvivesATornWriteAndAPowerCut(storage: DiskLRUCache.Storage) throws {
-            var options = DiskLRUCache.Options(syncsWrites: true, storage: storage)
+        @Test(arguments: [DiskLRUCache.Storage.files, .packed], [true, false])
+        func everyReturnedCallSurvivesATornWriteAndACrash(storage: DiskLRUCache.Storage, syncsWrites: Bool) throws {
+            var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: storage)
             options.packedSegmentSize = 512
             var faults = 0
             for occurrence in 1... {
@@ -96,8 +97,10 @@ extension Slow {
                     guard (try? source.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
                         continue
                     }
-                    let size = fileSystem.syncedSize(ofFileAt: source.path(percentEncoded: false)) ?? 0
-                    try Data(contentsOf: source).prefix(Int(size)).write(to: cut.appending(name))
+                    // A power cut keeps what was synced; a kill, everything written.
+                    let synced = fileSystem.syncedSize(ofFileAt: source.path(percentEncoded: false)) ?? 0
+                    let size = syncsWrites ? Int(synced) : Int.max
+                    try Data(contentsOf: source).prefix(size).write(to: cut.appending(name))
                 }
                 let reopened = try DiskLRUCache(
                     directory: cut.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
@@ -116,7 +119,9 @@ extension Slow {
                 faults += 1
             }
             #expect(faults > 40)
-            print("short-write sweep: \(storage): \(faults) torn writes, each followed by a power cut")
+            print(
+                "short-write sweep: \(storage), syncsWrites \(syncsWrites): \(faults) torn writes, each followed by "
+                    + (syncsWrites ? "a power cut" : "a kill"))
         }
     }
 }
