@@ -1,6 +1,12 @@
 import Dispatch
 package import SwiftyCacheCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The real file system with faults on demand: fails chosen calls with a chosen `errno`.
 ///
 /// ```swift
@@ -27,6 +33,8 @@ package final class FaultInjectingFileSystem: FileSystem {
         var pageCache = PageCache.unknown
         /// With ``recordSyncs()``: each file's size at its last successful `fsync`, by identity.
         var syncedSizes: [FileIdentity: Int64]?
+        /// With ``recordSyncs()``: the bytes each failed `fsync` should have covered.
+        var droppedRanges: [FileIdentity: [Range<Int64>]] = [:]
     }
 
     /// What ``readIfCached(_:into:at:)`` and ``openIfCached(cString:flags:)`` report, so that
@@ -126,6 +134,15 @@ package final class FaultInjectingFileSystem: FileSystem {
         return plan.withLock { $0.syncedSizes?[identity] }
     }
 
+    /// The bytes of the file at `path` that a failed `fsync` since ``recordSyncs()`` should
+    /// have covered: the kernel may have dropped them, and reports the next sync a success.
+    package func droppedRanges(ofFileAt path: String) -> [Range<Int64>] {
+        guard let fd = try? base.open(path, flags: OpenFlags.readOnly, mode: 0) else { return [] }
+        defer { try? base.close(fd) }
+        guard let identity = try? base.identity(of: fd) else { return [] }
+        return plan.withLock { $0.droppedRanges[identity] ?? [] }
+    }
+
     /// Stops injecting faults.
     package func heal() {
         plan.withLock {
@@ -168,7 +185,17 @@ package final class FaultInjectingFileSystem: FileSystem {
 
     package func open(_ path: String, flags: Int32, mode: UInt32) throws(SystemCallFailure) -> Int32 {
         try check("open", path: path)
-        return try base.open(path, flags: flags, mode: mode)
+        let fd = try base.open(path, flags: flags, mode: mode)
+        // A new file may reuse a deleted one's inode: what was recorded of that one goes.
+        if flags & O_CREAT != 0, plan.withLock({ $0.syncedSizes != nil }), (try? base.size(of: fd)) == 0,
+            let identity = try? base.identity(of: fd)
+        {
+            plan.withLock {
+                $0.syncedSizes?[identity] = nil
+                $0.droppedRanges[identity] = nil
+            }
+        }
+        return fd
     }
     package func close(_ fd: Int32) throws(SystemCallFailure) {
         // A close always releases the descriptor, even when it reports an error.
@@ -245,7 +272,12 @@ package final class FaultInjectingFileSystem: FileSystem {
         return try base.identity(of: fd)
     }
     package func fsync(_ fd: Int32) throws(SystemCallFailure) {
-        try check("fsync")
+        do {
+            try check("fsync")
+        } catch {
+            noteDroppedBySync(fd)
+            throw error
+        }
         let records = plan.withLock { $0.syncedSizes != nil }
         // The size before the sync: a write racing it may or may not be covered.
         let size = records ? try? base.size(of: fd) : nil
@@ -254,6 +286,17 @@ package final class FaultInjectingFileSystem: FileSystem {
             plan.withLock { $0.syncedSizes?[identity] = size }
         }
     }
+    /// Records what a failed sync of `fd` leaves undurable: its bytes past the last good sync.
+    private func noteDroppedBySync(_ fd: Int32) {
+        guard plan.withLock({ $0.syncedSizes != nil }), let size = try? base.size(of: fd),
+            let identity = try? base.identity(of: fd)
+        else { return }
+        plan.withLock { plan in
+            let synced = plan.syncedSizes?[identity] ?? 0
+            if size > synced { plan.droppedRanges[identity, default: []].append(synced..<size) }
+        }
+    }
+
     package func rename(_ source: String, to destination: String) throws(SystemCallFailure) {
         try check("rename", path: source)
         try base.rename(source, to: destination)

@@ -1,0 +1,46 @@
+import Foundation
+import SwiftyCacheCore
+import SwiftyCacheTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Slow {
+    /// A sync that fails: the Nth `fsync` of the durable workload (``DurableWorkload``, with
+    /// `syncsWrites`) fails with `EIO`, for every N the workload reaches, and the writer goes on
+    /// calling; then the power is cut. What the failed sync should have covered is taken as
+    /// dropped (zeros), as the kernel may drop it and report the next sync of the file a
+    /// success. Every call that returned is durable; every call after the failure that needed
+    /// the broken file threw or was made durable some other way.
+    @Suite(.tags(.slow), .fullRunOnly) struct FailedSyncSweepTests {
+        @Test(arguments: [DiskLRUCache.Storage.files, .packed])
+        func everyReturnedCallSurvivesAFailedSyncAndAPowerCut(storage: DiskLRUCache.Storage) throws {
+            var options = DiskLRUCache.Options(syncsWrites: true, storage: storage)
+            options.packedSegmentSize = 512
+            var faults = 0
+            for occurrence in 1... {
+                let directory = TemporaryDirectory("failed-sync-sweep")
+                let fileSystem = FaultInjectingFileSystem()
+                fileSystem.recordSyncs()
+                let cache = try DiskLRUCache(
+                    directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options,
+                    fileSystem: fileSystem)
+                fileSystem.failCall(named: "fsync", occurrence: occurrence, errno: EIO)
+                let intents = DurableWorkload.run(cache)
+                let reached = fileSystem.injectedFaults > 0
+                cache.simulateCrash()
+                let copy = try DurableWorkload.crashCopy(of: directory, fileSystem: fileSystem, powerCut: true)
+                try DurableWorkload.check(
+                    copy, options: options, intents: intents, context: "sync \(occurrence) failed (\(storage))")
+                guard reached else { break }
+                faults += 1
+            }
+            #expect(faults > 20)
+            print("failed-sync sweep: \(storage): \(faults) failed syncs, each followed by a power cut")
+        }
+    }
+}
