@@ -149,6 +149,8 @@ package final class FaultInjectingFileSystem: FileSystem {
             $0.failingNames = []
             $0.failAtCall = nil
             $0.failAtNamedCall = nil
+            $0.shortWrite = nil
+            $0.failsNextWrite = nil
         }
     }
 
