@@ -11,8 +11,10 @@ extension DiskLRUCache {
     /// batch is atomic: a crash, a kill or a power cut leaves all of it or none of it, never a
     /// part. Its records are appended with one `write`, the journal records it in one line, and
     /// with ``Options/syncsWrites`` it costs the syncs of a single commit, however many entries
-    /// it holds. A batch that sets a value too large to be inline, or a key whose current values
-    /// are files, is written one entry at a time.
+    /// it holds. A batch that throws leaves every key as it was (a key it would have created
+    /// stays absent), also when its records were written and its journal line or sync failed.
+    /// A batch that sets a value too large to be inline, or a key whose current values are
+    /// files, is written one entry at a time.
     ///
     /// In file storage, whose journal is the Java library's, each entry is atomic on its own
     /// (the Java format has no line for more): a crash may leave some of the batch's entries

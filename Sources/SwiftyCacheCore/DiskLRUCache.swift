@@ -284,6 +284,11 @@ public final class DiskLRUCache: Sendable {
     /// Creates or replaces every slot of the entry for `key`, atomically: readers see all old or
     /// all new values.
     ///
+    /// A call that throws leaves the entry's previous values in packed storage, also when its
+    /// record was written and its journal line or sync failed; the key it would have created
+    /// stays absent. In file storage, once the new files are renamed into place (the Java
+    /// layout keeps no earlier copy) a failure drops the entry instead.
+    ///
     /// - Parameters:
     ///   - values: One value per slot, `valueCount` of them.
     ///   - key: A key matching `[a-z0-9_-]{1,120}`.
