@@ -11,8 +11,8 @@ extension DiskLRUCache {
     /// batch is atomic: a crash, a kill or a power cut leaves all of it or none of it, never a
     /// part. Its records are appended with one `write`, the journal records it in one line, and
     /// with ``Options/syncsWrites`` it costs the syncs of a single commit, however many entries
-    /// it holds. A batch that throws leaves every key as it was (a key it would have created
-    /// stays absent), also when its records were written and its journal line or sync failed.
+    /// it holds. A batch that throws leaves every key it sets as it was (a key it would have
+    /// created stays absent), also when its records were written and its journal line failed.
     /// A batch that sets a value too large to be inline, or a key whose current values are
     /// files, is written one entry at a time.
     ///
