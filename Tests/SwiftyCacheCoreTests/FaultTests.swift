@@ -1,7 +1,8 @@
 import Foundation
-import SwiftyCacheCore
 import SwiftyCacheTestSupport
 import Testing
+
+@testable import SwiftyCacheCore
 
 #if canImport(Glibc)
 import Glibc
@@ -182,10 +183,13 @@ import Darwin
     func aFailedCommitLeavesThePreviousValueThroughARepairAndACrash(syncsWrites: Bool) throws {
         let cache = try open(syncsWrites: syncsWrites)
         try cache.set("k", "old0", "old1")
+        let live = try #require(cache.storage.compactingStorage?.liveBytes)
         fileSystem.failCall(named: "write", occurrence: 2, errno: EIO)
         expectError(.ioFailure) { try cache.set("k", "new0", "new1") }
         fileSystem.heal()
         #expect(try cache.strings("k") == ["old0", "old1"])
+        // The old record counts as live again, the failed one as garbage.
+        #expect(cache.storage.compactingStorage?.liveBytes == live)
         // The next write repairs the journal first.
         try cache.set("other", "a", "b")
         #expect(!cache.hasJournalErrors)
@@ -195,15 +199,21 @@ import Darwin
         #expect(try reopened.strings("k") == ["old0", "old1"])
         #expect(try reopened.strings("other") == ["a", "b"])
         #expect(reopened.count == 2)
-        // A batch whose line fails goes back the same way, a key it created is dropped.
+        // A batch whose line fails goes back the same way, a key it created is dropped; a key it
+        // sets twice goes back past both.
+        let liveBeforeBatch = try #require(reopened.storage.compactingStorage?.liveBytes)
         fileSystem.failCall(named: "write", occurrence: 2, errno: EIO)
         var batch = DiskLRUCache.WriteBatch()
         batch.setData([Data("b0".utf8), Data("b1".utf8)], forKey: "k")
         batch.setData([Data("n0".utf8), Data("n1".utf8)], forKey: "created")
+        batch.setData([Data("c0".utf8), Data("c1".utf8)], forKey: "k")
+        batch.setData([Data("m0".utf8), Data("m1".utf8)], forKey: "created")
         expectError(.ioFailure) { try reopened.write(batch) }
         fileSystem.heal()
         #expect(try reopened.strings("k") == ["old0", "old1"])
         #expect(try reopened.strings("created") == nil)
+        #expect(reopened.size == 10)
+        #expect(reopened.storage.compactingStorage?.liveBytes == liveBeforeBatch)
         try reopened.close()
         let again = try open(syncsWrites: syncsWrites)
         #expect(try again.strings("k") == ["old0", "old1"])

@@ -96,9 +96,9 @@ extension CacheState {
         // The records' bytes, accounted for in one hold of the storage's lock after the loop.
         var accounted: [(location: ValueLocation, size: Int64, replacing: CommittedValues?)] = []
         accounted.reserveCapacity(members.count)
-        // Each set key's entry before the batch, to go back to if the journal fails.
+        // Each set's entry as it found it, to go back to (in reverse) if the journal fails.
         var before: [(key: String, previous: PreviousValues?)] = []
-        var seen: Set<String> = []
+        before.reserveCapacity(members.count)
         for position in members.indices {
             let key = members[position].key
             if let write = members[position].write {
@@ -112,11 +112,9 @@ extension CacheState {
                 let (index, isNew) =
                     found[position].index.map { ($0, false) }
                     ?? table.indexInsertingIfAbsent(key: key, tag: found[position].tag, valueCount: valueCount)
-                let replaced =
-                    isNew
-                    ? nil
-                    : table.readableLengths(index).map { CommittedValues(location: table.location(index), lengths: $0) }
-                if seen.insert(key).inserted { before.append((key, isNew ? nil : previousValues(at: index))) }
+                let previous = isNew ? nil : previousValues(at: index)
+                let replaced = previous?.values
+                before.append((key, previous))
                 accounted.append((location, Int64(record.count), replaced))
                 let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
                 let (grown, overflow) = size.addingReportingOverflow(lengths.reduce(0, +) - oldTotal)
@@ -151,7 +149,9 @@ extension CacheState {
         do {
             try journal.flush(operation: .writeBatch)
         } catch {
-            for (key, previous) in before { undoFailedCommit(key: key, previous: previous, announced: false) }
+            for (key, previous) in before.reversed() {
+                undoFailedCommit(key: key, previous: previous, announced: false)
+            }
             throw error
         }
         for key in committedKeys { changes.record(key: key, kind: .committed) }
@@ -174,7 +174,7 @@ extension CacheState {
             }
         } catch {
             // Not known to be durable: back to what they held, as a single commit's entry.
-            for (key, previous) in before where !removed.contains(key) {
+            for (key, previous) in before.reversed() where !removed.contains(key) {
                 undoFailedCommit(key: key, previous: previous, announced: true)
             }
             throw error

@@ -26,7 +26,8 @@ extension CacheState {
     /// Takes the entry for `key`, committed by a write whose line failed, back to `previous`
     /// when its record is still whole and nothing in files was replaced; else forgets it,
     /// deleting what the failed commit wrote. `announced` says whether observers were told of
-    /// the commit already.
+    /// the commit already. A key written several times by one failed batch or group is undone
+    /// member by member, the last first: each goes back to what the one before it wrote.
     ///
     /// - Complexity: O(1).
     mutating func undoFailedCommit(key: String, previous: PreviousValues?, announced: Bool) {

@@ -106,9 +106,8 @@ extension CacheState {
             return outcomes.map { $0 ?? .committed }
         }
         var applied: [(key: String, index: Int, replaced: CommittedValues?, location: ValueLocation)] = []
-        // Each key's entry before the group, to go back to if the journal fails.
+        // Each member's entry as it found it, to go back to (in reverse) if the journal fails.
         var before: [(key: String, previous: PreviousValues?)] = []
-        var seen: Set<String> = []
         for item in staged.appended {
             let member = members[item.member]
             let existing = table.index(of: member.key)
@@ -127,7 +126,7 @@ extension CacheState {
                     replaced = CommittedValues(location: entry.location, lengths: entry.lengths)
                 }
             }
-            if seen.insert(member.key).inserted { before.append((member.key, existing.flatMap(previousValues(at:)))) }
+            before.append((member.key, existing.flatMap(previousValues(at:))))
             packed.noteCommitted(location: item.location, size: Int64(member.record.count), replacing: replaced)
             let index = existing ?? table.insert(key: member.key, valueCount: valueCount)
             let oldTotal = replaced.map { $0.lengths.reduce(0, +) } ?? 0
@@ -149,7 +148,9 @@ extension CacheState {
         } catch {
             // The entries go back to what they held before the group (or are forgotten): the
             // journal's repair writes memory, with a `TAIL` line past the group's records.
-            for (key, previous) in before { undoFailedCommit(key: key, previous: previous, announced: false) }
+            for (key, previous) in before.reversed() {
+                undoFailedCommit(key: key, previous: previous, announced: false)
+            }
             for item in staged.appended where outcomes[item.member].map(isCommitted) ?? false {
                 outcomes[item.member] = .failed(error)
             }
