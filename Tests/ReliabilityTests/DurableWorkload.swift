@@ -66,29 +66,31 @@ enum DurableWorkload {
         value.map { String(decoding: $0[0], as: UTF8.self) } ?? "nothing"
     }
 
-    /// The regular files of `directory` as a crash leaves them, in a new directory: after a
-    /// power cut (`powerCut`) each keeps what its last successful sync covered, with the bytes
-    /// a failed sync may have dropped zeroed (the kernel marks such pages clean, and a later
-    /// sync reports success without them); after a kill, everything written.
-    static func crashCopy(
-        of directory: TemporaryDirectory, fileSystem: FaultInjectingFileSystem, powerCut: Bool
-    ) throws -> TemporaryDirectory {
-        let copy = TemporaryDirectory("crash-copy")
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-            let source = directory.appending(name)
-            guard (try? source.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
-            var bytes = try Data(contentsOf: source)
-            if powerCut {
-                let path = source.path(percentEncoded: false)
-                bytes = bytes.prefix(Int(fileSystem.syncedSize(ofFileAt: path) ?? 0))
-                for lost in fileSystem.droppedRanges(ofFileAt: path) {
-                    let range = Int(lost.lowerBound)..<min(Int(lost.upperBound), bytes.count)
-                    if !range.isEmpty { bytes.replaceSubrange(range, with: Data(count: range.count)) }
-                }
-            }
-            try bytes.write(to: copy.appending(name))
+    /// Sweeps the workload: for every N the workload reaches, `inject(fileSystem, N)` arms a
+    /// fault, the workload runs, the directory is copied as a crash leaves it (a power cut or a
+    /// kill) and checked. Returns how many faults were injected.
+    static func sweep(
+        options: DiskLRUCache.Options, powerCut: Bool, context: String,
+        inject: (FaultInjectingFileSystem, Int) -> Void
+    ) throws -> Int {
+        var faults = 0
+        for occurrence in 1... {
+            let directory = TemporaryDirectory("fault-sweep")
+            let fileSystem = FaultInjectingFileSystem()
+            fileSystem.recordSyncs()
+            let cache = try DiskLRUCache(
+                directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options,
+                fileSystem: fileSystem)
+            inject(fileSystem, occurrence)
+            let intents = run(cache)
+            let reached = fileSystem.injectedFaults > 0
+            cache.simulateCrash()
+            let copy = try fileSystem.crashCopy(of: directory, powerCut: powerCut)
+            try check(copy, options: options, intents: intents, context: "\(context) \(occurrence)")
+            guard reached else { return faults }
+            faults += 1
         }
-        return copy
+        return faults
     }
 
     /// Reopens `copy` and checks every key against what the calls meant.

@@ -21,23 +21,11 @@ extension Slow {
         func everyReturnedCallSurvivesAFailedSyncAndAPowerCut(storage: DiskLRUCache.Storage) throws {
             var options = DiskLRUCache.Options(syncsWrites: true, storage: storage)
             options.packedSegmentSize = 512
-            var faults = 0
-            for occurrence in 1... {
-                let directory = TemporaryDirectory("failed-sync-sweep")
-                let fileSystem = FaultInjectingFileSystem()
-                fileSystem.recordSyncs()
-                let cache = try DiskLRUCache(
-                    directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options,
-                    fileSystem: fileSystem)
+            let faults = try DurableWorkload.sweep(
+                options: options, powerCut: true, context: "failed sync (\(storage))"
+            ) {
+                fileSystem, occurrence in
                 fileSystem.failCall(named: "fsync", occurrence: occurrence, errno: EIO)
-                let intents = DurableWorkload.run(cache)
-                let reached = fileSystem.injectedFaults > 0
-                cache.simulateCrash()
-                let copy = try DurableWorkload.crashCopy(of: directory, fileSystem: fileSystem, powerCut: true)
-                try DurableWorkload.check(
-                    copy, options: options, intents: intents, context: "sync \(occurrence) failed (\(storage))")
-                guard reached else { break }
-                faults += 1
             }
             #expect(faults > 20)
             print("failed-sync sweep: \(storage): \(faults) failed syncs, each followed by a power cut")

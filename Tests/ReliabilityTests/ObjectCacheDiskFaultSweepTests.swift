@@ -14,7 +14,7 @@ extension Slow {
     /// The disk-fault sweeps through `ObjectCache` with `syncsWrites`: a write-through `set`,
     /// write-back values and `save()` (one batch), `set(contentsOf:)` and removals over five
     /// keys, with the Nth `write` torn or the Nth `fsync` failing, for every N; then a power cut
-    /// (``DurableWorkload/crashCopy(of:fileSystem:powerCut:)``). Every key holds what its last
+    /// (`FaultInjectingFileSystem.crashCopy(of:powerCut:)`). Every key holds what its last
     /// call that returned left, or what a later call that threw meant.
     @Suite(.tags(.slow), .fullRunOnly) struct ObjectCacheDiskFaultSweepTests {
         typealias Intent = DurableWorkload.Intent
@@ -72,7 +72,7 @@ extension Slow {
                 let intents = Self.run(cache)
                 let reached = fileSystem.injectedFaults > 0
                 // The power goes while the cache is open: its files as the last syncs left them.
-                let copy = try DurableWorkload.crashCopy(of: directory, fileSystem: fileSystem, powerCut: true)
+                let copy = try fileSystem.crashCopy(of: directory, powerCut: true)
                 fileSystem.heal()
                 try? cache.close()
                 let reopened = try ObjectCache<String, String>(directory: copy.url, configuration: configuration)

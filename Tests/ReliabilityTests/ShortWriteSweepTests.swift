@@ -21,24 +21,11 @@ extension Slow {
         func everyReturnedCallSurvivesATornWriteAndACrash(storage: DiskLRUCache.Storage, syncsWrites: Bool) throws {
             var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: storage)
             options.packedSegmentSize = 512
-            var faults = 0
-            for occurrence in 1... {
-                let directory = TemporaryDirectory("short-write-sweep")
-                let fileSystem = FaultInjectingFileSystem()
-                fileSystem.recordSyncs()
-                let cache = try DiskLRUCache(
-                    directory: directory.url, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options,
-                    fileSystem: fileSystem)
+            let faults = try DurableWorkload.sweep(
+                options: options, powerCut: syncsWrites,
+                context: "torn write (\(storage), syncsWrites \(syncsWrites))"
+            ) { fileSystem, occurrence in
                 fileSystem.shortenWrite(occurrence: occurrence, thenFailingWith: ENOSPC)
-                let intents = DurableWorkload.run(cache)
-                let reached = fileSystem.injectedFaults > 0
-                cache.simulateCrash()
-                let copy = try DurableWorkload.crashCopy(of: directory, fileSystem: fileSystem, powerCut: syncsWrites)
-                try DurableWorkload.check(
-                    copy, options: options, intents: intents,
-                    context: "write \(occurrence) torn (\(storage), syncsWrites \(syncsWrites))")
-                guard reached else { break }
-                faults += 1
             }
             #expect(faults > 40)
             print(

@@ -98,12 +98,9 @@ import Testing
         }
         #expect(try cache.data(forKey: "c") == pair("c"))
         cache.simulateCrash()
-        let cut = TemporaryDirectory()
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-            let source = directory.appending(name)
-            let size = fileSystem.syncedSize(ofFileAt: source.path(percentEncoded: false)) ?? 0
-            try Data(contentsOf: source).prefix(Int(size)).write(to: cut.appending(name))
-        }
+        // The power cut: each file cut to what its last sync covered (what a failed sync should
+        // have covered zeroed), unsynced files empty.
+        let cut = try fileSystem.crashCopy(of: directory, powerCut: true)
         let reopened = try DiskLRUCache(
             directory: cut.url, appVersion: testAppVersion, valueCount: 2, maxSize: Int.max,
             options: DiskLRUCache.Options(syncsWrites: true, storage: .packed))
