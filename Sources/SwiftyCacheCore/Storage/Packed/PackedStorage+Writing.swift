@@ -163,8 +163,8 @@ extension PackedStorage {
     }
 
     /// Appends `record` to the active segment, rolling to a new one when it is full; returns
-    /// where it starts. After a failed write the segment's end is read back, so a torn record
-    /// is only garbage. In a logging directory the record is a copy (``LogPrefix/Kind/copy``):
+    /// where it starts. After a failed write the segment takes no more records (the next append
+    /// rolls), so a torn record is only garbage at its end. In a logging directory the record is a copy (``LogPrefix/Kind/copy``):
     /// its journal line is synced before its call returns, and the log never applies it.
     ///
     /// - Complexity: one `write` (plus `fdatasync` with ``syncsWrites``); a roll adds a file
