@@ -17,18 +17,26 @@ extension Slow {
     /// success. Every call that returned is durable; every call after the failure that needed
     /// the broken file threw or was made durable some other way.
     @Suite(.tags(.slow), .fullRunOnly) struct FailedSyncSweepTests {
-        @Test(arguments: [DiskLRUCache.Storage.files, .packed])
-        func everyReturnedCallSurvivesAFailedSyncAndAPowerCut(storage: DiskLRUCache.Storage) throws {
+        /// File storage alone, packed storage alone and shared (`sharing: .processes`).
+        static let modes: [(DiskLRUCache.Storage, DiskLRUCache.Sharing)] = [
+            (.files, .singleProcess), (.packed, .singleProcess), (.packed, .processes),
+        ]
+
+        @Test(arguments: modes)
+        func everyReturnedCallSurvivesAFailedSyncAndAPowerCut(
+            storage: DiskLRUCache.Storage, sharing: DiskLRUCache.Sharing
+        ) throws {
             var options = DiskLRUCache.Options(syncsWrites: true, storage: storage)
             options.packedSegmentSize = 512
+            options.sharing = sharing
             let faults = try DurableWorkload.sweep(
-                options: options, powerCut: true, context: "failed sync (\(storage))"
+                options: options, powerCut: true, context: "failed sync (\(storage), \(sharing))"
             ) {
                 fileSystem, occurrence in
                 fileSystem.failCall(named: "fsync", occurrence: occurrence, errno: EIO)
             }
             #expect(faults > 20)
-            print("failed-sync sweep: \(storage): \(faults) failed syncs, each followed by a power cut")
+            print("failed-sync sweep: \(storage), \(sharing): \(faults) failed syncs, each followed by a power cut")
         }
     }
 }

@@ -19,17 +19,29 @@ extension Slow {
     @Suite(.tags(.slow), .fullRunOnly) struct ShortWriteSweepTests {
         @Test(arguments: [DiskLRUCache.Storage.files, .packed], [true, false])
         func everyReturnedCallSurvivesATornWriteAndACrash(storage: DiskLRUCache.Storage, syncsWrites: Bool) throws {
+            try sweep(storage: storage, syncsWrites: syncsWrites, sharing: .singleProcess)
+        }
+
+        /// The same in a directory opened for sharing (`sharing: .processes`): lines appended
+        /// alongside other caches', under the shared operation lock.
+        @Test(arguments: [true, false])
+        func everyReturnedCallOfASharingCacheSurvivesATornWriteAndACrash(syncsWrites: Bool) throws {
+            try sweep(storage: .packed, syncsWrites: syncsWrites, sharing: .processes)
+        }
+
+        func sweep(storage: DiskLRUCache.Storage, syncsWrites: Bool, sharing: DiskLRUCache.Sharing) throws {
             var options = DiskLRUCache.Options(syncsWrites: syncsWrites, storage: storage)
             options.packedSegmentSize = 512
+            options.sharing = sharing
             let faults = try DurableWorkload.sweep(
                 options: options, powerCut: syncsWrites,
-                context: "torn write (\(storage), syncsWrites \(syncsWrites))"
+                context: "torn write (\(storage), syncsWrites \(syncsWrites), \(sharing))"
             ) { fileSystem, occurrence in
                 fileSystem.shortenWrite(occurrence: occurrence, thenFailingWith: ENOSPC)
             }
             #expect(faults > 40)
             print(
-                "short-write sweep: \(storage), syncsWrites \(syncsWrites): \(faults) torn writes, each followed by "
+                "short-write sweep: \(storage), syncsWrites \(syncsWrites), \(sharing): \(faults) torn writes, each followed by "
                     + (syncsWrites ? "a power cut" : "a kill"))
         }
     }

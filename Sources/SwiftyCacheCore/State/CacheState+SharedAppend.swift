@@ -87,8 +87,8 @@ extension CacheState {
     /// in order.
     ///
     /// A line that cannot be written or synced fails the set as an exclusive hold does: the
-    /// key is forgotten here, and the page tells the next exclusive holder to look at the
-    /// journal itself.
+    /// key keeps the value it had (the set was not applied yet, and its record is garbage), and
+    /// the page tells the next exclusive holder to look at the journal itself.
     ///
     /// - Complexity: four system calls (two `flock`s, a `write`, an `lseek`), then the others'
     ///   lines before this one read with one `pread` when there are any.
@@ -105,13 +105,13 @@ extension CacheState {
         do {
             line = try journal.appendAlongsideOthers(operation: .commit, key: key)
         } catch {
-            failAppend(lock, key: key, written: nil)
+            failAppend(lock, written: nil)
             throw error
         }
         do {
             try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: false)
         } catch {
-            failAppend(lock, key: key, written: line)
+            failAppend(lock, written: line)
             throw error
         }
         lock.leaveAppending(journalEnd: line.upperBound)
@@ -133,9 +133,10 @@ extension CacheState {
 
     /// A shared hold whose line could not be written (`written` is `nil`) or synced: the
     /// appender leaves the at-work mark and the lock; a line written and not synced is skipped
-    /// by this cache, after the others' lines before it (the rebuild the broken journal asks
-    /// for writes the index without it); the key is forgotten here.
-    private mutating func failAppend(_ lock: SharedDirectoryLock, key: String, written: Range<Int64>?) {
+    /// by this cache, after the others' lines before it. The key keeps the value it had, which
+    /// the rebuild the broken journal asks for writes again (as a failed packed commit goes
+    /// back to the record it replaced: `CacheState+FailedCommit.swift`).
+    private mutating func failAppend(_ lock: SharedDirectoryLock, written: Range<Int64>?) {
         lock.leaveAppending(journalEnd: nil)
         lock.unlockOperation(using: fileSystem)
         if let written {
@@ -145,10 +146,6 @@ extension CacheState {
             } else {
                 forgetSharedView()
             }
-        }
-        if let index = table.index(of: key) {
-            forgetEntryDeletingValues(index)
-            changes.record(key: key, kind: .removed)
         }
     }
 }
