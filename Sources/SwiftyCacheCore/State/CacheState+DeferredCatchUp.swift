@@ -39,8 +39,9 @@ extension CacheState {
 
     /// Journals a set whose hold deferred the catch-up: its line written (and synced, with
     /// `syncsWrites`) under the lock, its place in the index taken after the lock
-    /// (``applyDeferredLines()``). A line that cannot be written or synced fails the set as a
-    /// commit in one hold does: the key is forgotten, after the others' lines.
+    /// (``applyDeferredLines()``). A line that cannot be written or synced fails the set, after
+    /// the others' lines: the key keeps the value it had (the set was not applied, and its
+    /// record is garbage), which the rebuild the broken journal asks for writes again.
     mutating func journalDeferredSet(
         key: String, lengths: SlotLengths, location: ValueLocation, recordSize: Int64
     ) throws(CacheError) {
@@ -50,10 +51,6 @@ extension CacheState {
             try journal.syncIfDurable(operation: .commit, key: key, includesDirectory: false)
         } catch {
             try? settleDeferredLines()
-            if let index = table.index(of: key) {
-                forgetEntryDeletingValues(index)
-                changes.record(key: key, kind: .removed)
-            }
             throw error
         }
         deferredOwnCommit = DeferredOwnCommit(key: key, lengths: lengths, location: location, recordSize: recordSize)
