@@ -30,6 +30,7 @@ struct Options {
                                  [--json FILE] [--quick]
                swiftycache-bench --charts REPORT.json [--scale-report SCALE.json] [--chart-dir DIR]
           --n            entries per engine and ObjectCache round (default 20000; 64 KiB values use N/10)
+          --workload     several workloads run one after another, each in a process of its own
           --quick        a smoke run: N=200, 2 rounds, scaling at 100 and 1000, no sync() between workloads
           --workload scale  one packed cache grown to each --scaling size (default 10k, 100k, 1M),
                          each in a process of its own: memory, rates, reopen, bytes per entry
@@ -169,11 +170,39 @@ enum SwiftyCacheBench {
                 }
                 return
             }
-            try await run(options)
+            let unknown = options.workloads.subtracting(WorkloadProcesses.order)
+            guard unknown.isEmpty else {
+                throw UsageError("unknown workload \(unknown.sorted().joined(separator: ","))")
+            }
+            if options.workloads.count > 1 {
+                try runInProcesses(options)
+            } else {
+                try await run(options)
+            }
         } catch {
             FileHandle.standardError.write(Data("swiftycache-bench: \(error)\n\(Options.usage)\n".utf8))
             exit(2)
         }
+    }
+
+    /// Runs each workload of `options` in a process of its own (``WorkloadProcesses``).
+    static func runInProcesses(_ options: Options) throws {
+        let scratch = Scratch()
+        defer { scratch.removeAll() }
+        guard
+            let report = try WorkloadProcesses.run(
+                options.workloads, arguments: WorkloadProcesses.passedOn(Array(CommandLine.arguments.dropFirst())),
+                scratch: scratch)
+        else { exit(1) }
+        print(String(format: "peak RSS of a workload's process: %.1f MiB", report.peakRSSMegabytes))
+        if let path = options.jsonPath { try write(report, to: path) }
+    }
+
+    static func write(_ report: Report, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: URL(filePath: path))
+        print("wrote \(path)")
     }
 
     static func run(_ options: Options) async throws {
@@ -333,10 +362,7 @@ enum SwiftyCacheBench {
                 machine: machineDescription(), date: ISO8601DateFormatter().string(from: Date()),
                 options: CommandLine.arguments.dropFirst().joined(separator: " "), rows: rows, derived: derived,
                 peakRSSMegabytes: rss)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(report).write(to: URL(filePath: path))
-            print("wrote \(path)")
+            try write(report, to: path)
         }
     }
 
