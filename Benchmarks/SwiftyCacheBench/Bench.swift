@@ -159,6 +159,10 @@ enum SwiftyCacheBench {
                 try ProcessesWorkload.latencyChild(Array(arguments.dropFirst(2)))
                 exit(0)
             }
+            if arguments.count == 4, arguments[1] == ReopenWorkload.residentChildFlag {
+                try ReopenWorkload.residentChild(storage: arguments[2], directory: URL(filePath: arguments[3]))
+                exit(0)
+            }
             if arguments.count == 3, arguments[1] == ScaleWorkload.readChildFlag {
                 try ScaleWorkload.readChild(file: URL(filePath: arguments[2]))
                 exit(0)

@@ -231,14 +231,30 @@ struct ReopenWorkload {
             let crashed = try (0..<rounds).map { _ in try timedReopen(directory, options: options, crashing: true) }
             rows.append((summarize("\(name) reopen of \(count) entries, after close", clean), nil))
             rows.append((summarize("\(name) reopen of \(count) entries, after a crash", crashed), nil))
-            let before = residentBytes()
-            let opened = try DiskLRUCache(
-                directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
-            let perEntry = Double(residentBytes() - before) / Double(count)
-            try opened.close()
+            // In a fresh process: in this one, the open would reuse memory the reopens above
+            // freed, already resident, and the figure would read 0.
+            let resident = try ScaleWorkload.runChild([
+                Self.residentChildFlag, name, directory.path(percentEncoded: false),
+            ])
+            let perEntry = resident / Double(count)
             derived.append(("index memory per entry (resident bytes), \(name) (key of 12 bytes, 2 slots)", perEntry))
         }
         return (rows, derived)
+    }
+
+    static let residentChildFlag = "--resident-child"
+
+    /// The child of ``residentChildFlag``: opens the cache in `directory` (`files` or `packed`
+    /// storage) in a process that has done nothing else, and prints the resident bytes the
+    /// open added (an upper bound of the index's memory: the open's buffers are in it).
+    static func residentChild(storage: String, directory: URL) throws {
+        let options = DiskLRUCache.Options(storage: storage == "files" ? .files : .packed)
+        let before = residentBytes()
+        let opened = try DiskLRUCache(
+            directory: directory, appVersion: 1, valueCount: 2, maxSize: Int.max, options: options)
+        let added = residentBytes() - before
+        try opened.close()
+        print(String(added))
     }
 }
 

@@ -55,8 +55,8 @@ struct ScaleWorkload {
         try runChild([readChildFlag, file.path(percentEncoded: false)])
     }
 
-    /// Runs this benchmark with `arguments` and returns the number it prints.
-    private static func runChild(_ arguments: [String]) throws -> Double {
+    /// Runs this benchmark with `arguments` and returns the number it prints (its only output).
+    static func runChild(_ arguments: [String]) throws -> Double {
         let process = Process()
         process.executableURL = URL(filePath: CommandLine.arguments[0])
         process.arguments = arguments
