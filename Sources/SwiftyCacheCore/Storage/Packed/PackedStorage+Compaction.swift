@@ -57,8 +57,7 @@ extension PackedStorage {
             if let active = segments.active, best.0 == active.number {
                 guard sealingActive else { return nil }
                 if isShared { try? fileSystem.advisoryLock(active.fd, .unlocked) }
-                segments.active = nil
-                segments.isActiveUnsynced = false
+                segments.endActive()
             }
             return best.0
         }

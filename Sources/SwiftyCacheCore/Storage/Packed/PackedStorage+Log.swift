@@ -50,8 +50,7 @@ extension PackedStorage {
         } catch {
             state.withLock { segments in
                 if segments.active?.number == number {
-                    segments.active = nil
-                    segments.isActiveUnsynced = false
+                    segments.endActive()
                 }
             }
             throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(number))

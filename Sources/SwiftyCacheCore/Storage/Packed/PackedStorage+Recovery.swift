@@ -146,8 +146,7 @@ extension PackedStorage {
         state.withLock { segments in
             segments.closeAll()
             segments.unsynced.removeAll()
-            segments.active = nil
-            segments.isActiveUnsynced = false
+            segments.endActive()
             segments.isShutDown = true
         }
     }

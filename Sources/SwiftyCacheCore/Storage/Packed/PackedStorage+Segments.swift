@@ -54,6 +54,15 @@ extension PackedStorage {
             self.openLimit = max(1, openLimit)
         }
 
+        /// Stops appending to the active segment: the next append opens a new one. A failed
+        /// write or sync of the active segment ends it (a record after a torn one, or after
+        /// pages the kernel may have dropped, would not be read back after a crash), as do a
+        /// compaction that seals it, its removal and a close.
+        mutating func endActive() {
+            active = nil
+            isActiveUnsynced = false
+        }
+
         /// The open segment `number`, marked as just used; `nil` when it is not open.
         ///
         /// - Complexity: O(1): a lookup and, at most once per segment opened since, one store.
@@ -105,8 +114,7 @@ extension PackedStorage {
             open[segment] = nil
             unsynced.remove(segment)
             if active?.number == segment {
-                active = nil
-                isActiveUnsynced = false
+                endActive()
             }
         }
     }

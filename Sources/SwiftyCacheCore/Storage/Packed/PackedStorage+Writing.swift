@@ -252,8 +252,7 @@ extension PackedStorage {
                 SystemCallFailure(call: "fstat", errno: Errno.noEntry), operation: .commit,
                 path: segmentPath(active.number), key: key)
             if failure.isDirectoryVanished { throw failure }
-            segments.active = nil
-            segments.isActiveUnsynced = false
+            segments.endActive()
         }
         if segments.active == nil
             || segments.activeEnd + Int64(bytes.count) > rollSize(liveBytes: segments.totalLiveBytes)
@@ -270,8 +269,7 @@ extension PackedStorage {
             // after a crash). What the file holds past the last whole append is garbage.
             let end = (try? fileSystem.size(of: active.fd)) ?? segmentSize
             segments.addRecordBytes(max(0, end - segments.activeEnd), in: active.number)
-            segments.active = nil
-            segments.isActiveUnsynced = false
+            segments.endActive()
             throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
         }
         if syncs {
@@ -282,8 +280,7 @@ extension PackedStorage {
                 // next sync as a success: nothing more is appended to it. The record is
                 // garbage; the next commit rolls to a new segment.
                 segments.addRecordBytes(Int64(bytes.count), in: active.number)
-                segments.active = nil
-                segments.isActiveUnsynced = false
+                segments.endActive()
                 throw CacheError.ioFailure(error, operation: .commit, path: segmentPath(active.number), key: key)
             }
         }
