@@ -12,7 +12,8 @@ import Darwin
 /// rows (`SmallNote`, about 320 bytes of JSON) in a packed `ObjectCache`: durable single sets
 /// against autocommit inserts (WAL, `synchronous=FULL`), a durable `save()` of 500 values
 /// against one transaction of 500 inserts, the same without syncs (`synchronous=NORMAL`), four
-/// threads of durable sets against one; and the bytes a get writes.
+/// threads of durable sets against one (on one cache, and on a cache each); and the bytes a
+/// get writes.
 struct DurabilityWorkloads {
     let count: Int
     let rounds: Int
@@ -97,6 +98,12 @@ struct DurabilityWorkloads {
                 for i in 0..<singles { try? fourThreads.set(notes[i], forKey: "four-\(thread)-\(i)") }
             }
             try fourThreads.close()
+            // Four threads on a cache each: a log per writer, no syncs shared, no hand-offs.
+            let ownCaches = try (0..<4).map { _ in try cache(durable: true) }
+            let ownSeconds = onThreads(4) { thread in
+                for i in 0..<singles { try? ownCaches[thread].set(notes[i], forKey: "own-\(i)") }
+            }
+            for own in ownCaches { try own.close() }
             // Their floor: the notes' bytes through the least a group commit can be.
             let groupFloorBytes = floorBytes
             let oneFloor = GroupSyncFloor(path: floorDirectory.appending(path: "group-one").path(percentEncoded: false))
@@ -125,6 +132,7 @@ struct DurabilityWorkloads {
             }
             runs["one thread", default: []].append(Run(operations: singles, seconds: oneSeconds, latencies: []))
             runs["four threads", default: []].append(Run(operations: 4 * singles, seconds: fourSeconds, latencies: []))
+            runs["four caches", default: []].append(Run(operations: 4 * singles, seconds: ownSeconds, latencies: []))
             runs["one thread floor", default: []].append(
                 Run(operations: singles, seconds: oneFloorSeconds, latencies: []))
             runs["four threads floor", default: []].append(
@@ -166,6 +174,13 @@ struct DurabilityWorkloads {
         rows.append((four, one))
         derived.append(
             ("durable sets: 4 threads' throughput × 1 thread's", four.opsPerSecond / max(one.opsPerSecond, 1e-12)))
+        let fourCaches = summarize("ObjectCache durable sets, 4 threads on a cache each", runs["four caches"] ?? [])
+        rows.append((fourCaches, one))
+        derived.append(
+            (
+                "durable sets: 4 threads on a cache each, throughput × 1 thread's",
+                fourCaches.opsPerSecond / max(one.opsPerSecond, 1e-12)
+            ))
         let oneFloor = summarize("floor: group-synced appends, 1 thread", runs["one thread floor"] ?? [])
         let fourFloor = summarize("floor: group-synced appends, 4 threads", runs["four threads floor"] ?? [])
         rows.append((fourFloor, oneFloor))
