@@ -197,7 +197,10 @@ enum SwiftyCacheBench {
             let report = try WorkloadProcesses.run(
                 options.workloads, arguments: WorkloadProcesses.passedOn(Array(CommandLine.arguments.dropFirst())),
                 scratch: scratch)
-        else { exit(1) }
+        else {
+            scratch.removeAll()  // exit(_:) skips the defer
+            exit(1)
+        }
         print(String(format: "peak RSS of a workload's process: %.1f MiB", report.peakRSSMegabytes))
         if let path = options.jsonPath { try write(report, to: path) }
     }
